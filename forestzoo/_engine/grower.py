@@ -1,0 +1,353 @@
+"""The one tree grower of forestzoo.
+
+:func:`grow_tree` grows a single tree from shared, read-only data arrays and
+a per-tree sample weight vector.  It is depth-first (a LIFO frontier) unless
+``max_leaf_nodes`` is set, in which case the frontier node whose split
+decreases impurity most is expanded first (best-first, as scikit-learn does).
+A node's best split is searched when the node is created, so both policies
+share one loop.  The split kernel is chosen by ``splitter``; families plug in
+new kernels here, they never copy the loop.
+
+Node samples are kept as a slice ``idx[start:end]`` of one index array that
+is partitioned in place, stably, so each node's rows stay sorted and the
+kernels walk the feature-major code matrix forward.
+
+Output: a ``float64`` table with one row per node (columns ``COL_*``) and a
+value table; :mod:`forestzoo.tree._builder` turns them into ``NODE_DTYPE``.
+"""
+
+import numpy as np
+
+from .._jit import njit
+from .binning import MISSING_BIN
+from .criteria import SQUARED_ERROR, node_value, weighted_impurity
+from .rng import rng_randint
+from .splitters import EXACT, HIST, RANDOM
+from .splitters._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, add_sample, reset_record
+from .splitters.exact import split_exact
+from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
+from .splitters.random import split_random
+
+# Columns of the node table returned by grow_tree.
+COL_LEFT, COL_RIGHT, COL_FEATURE, COL_THRESHOLD, COL_MISSING_LEFT = 0, 1, 2, 3, 4
+COL_DEPTH, COL_N_SAMPLES, COL_WEIGHTED_N, COL_IMPURITY, COL_IMPROVEMENT = 5, 6, 7, 8, 9
+N_COLS = 10
+
+# Columns of the integer part of a frontier entry.
+_F_NODE, _F_START, _F_END, _F_SLOT, _F_READY = 0, 1, 2, 3, 4
+
+_DBL_EPS = np.finfo(np.float64).eps
+
+
+@njit
+def _double_rows(a):
+    out = np.empty((2 * a.shape[0],) + a.shape[1:], dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit
+def _node_totals(idx, start, end, w, yk, yr, criterion, tot):
+    tot[:] = 0.0
+    for p in range(start, end):
+        i = idx[p]
+        add_sample(tot, 1.0, w[i], yk[i], yr[i], criterion)
+
+
+@njit
+def _is_pure(tot, criterion):
+    if criterion == SQUARED_ERROR:
+        return False  # decided by the impurity test
+    n_pos = 0
+    for k in range(2, tot.shape[0]):
+        if tot[k] > 0.0:
+            n_pos += 1
+    return n_pos <= 1
+
+
+@njit
+def find_split(
+    Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
+    min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, cum, tmp, rec,
+):
+    """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
+
+    Features are visited in a random order until ``max_features``
+    non-constant ones have been evaluated (scikit-learn's rule).  With the
+    hist splitter and a pool slot, the node's histograms live in
+    ``pool[slot]`` (built here unless ``ready``) so that its children can use
+    the subtraction trick.
+    """
+    reset_record(rec)
+    n_features = feats.shape[0]
+    n = end - start
+    n_valid = 0
+    for j in range(n_features):
+        if n_valid >= max_features:
+            break
+        r = j + rng_randint(rng, n_features - j)
+        f = feats[r]
+        feats[r] = feats[j]
+        feats[j] = f
+        if splitter == HIST:
+            if slot >= 0:
+                h = pool[slot, f]
+                if not ready:
+                    build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, h)
+                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
+            elif n < SMALL_NODE:
+                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+            else:
+                build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
+                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
+        elif splitter == EXACT:
+            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+        else:
+            ok = split_random(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, criterion, rng, miss, cum, tmp, rec)
+        if ok:
+            n_valid += 1
+
+
+@njit
+def _partition(Xb, Xf, splitter, idx, start, end, feature, bin_, threshold, missing_left, buf):
+    """Stable in-place partition of ``idx[start:end]``; returns the left size."""
+    n_left = 0
+    n_right = 0
+    for p in range(start, end):
+        i = idx[p]
+        if splitter == HIST:
+            c = Xb[feature, i]
+            left = missing_left if c == MISSING_BIN else c <= bin_
+        else:
+            v = Xf[feature, i]
+            left = missing_left if np.isnan(v) else v <= threshold
+        if left:
+            idx[start + n_left] = i
+            n_left += 1
+        else:
+            buf[n_right] = i
+            n_right += 1
+    for q in range(n_right):
+        idx[start + n_left + q] = buf[q]
+    return n_left
+
+
+@njit
+def grow_tree(
+    Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
+    min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
+):
+    """Grow one tree; returns ``(node_table, values)``.
+
+    Parameters
+    ----------
+    Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
+    Xf : float32 (n_features, n_samples) raw values (exact/random), else unused.
+    n_bins, edges : from :mod:`.binning`.
+    yk, yr : int32 class index / float64 target of every row (one is unused).
+    w : float64 per-row weight (bootstrap count x sample_weight x class weight).
+    idx : int rows with positive weight, sorted; permuted in place.
+    n_values : number of classes, or 1 for regression.
+    max_features : features evaluated per node (counting non-constant ones).
+    max_depth, max_leaf_nodes : -1 for unlimited.
+    rng : uint64[1] state of :mod:`.rng`.
+    pool_slots : number of per-node histogram buffers kept for the
+        subtraction trick (hist splitter, all features evaluated); 0 disables.
+    """
+    n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
+    n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
+    n_rows = idx.shape[0]
+    if max_depth < 0:
+        max_depth = 1 << 30
+    best_first = max_leaf_nodes > 0
+
+    # scratch memory, allocated once per tree
+    feats = np.arange(n_features)
+    keys = np.empty(n_rows, np.float64)
+    samples = np.empty(n_rows, idx.dtype)
+    buf = np.empty(n_rows, idx.dtype)
+    tot = np.empty(n_stats)
+    miss = np.empty(n_stats)
+    cum = np.empty(n_stats)
+    tmp = np.empty(n_stats)
+    rec = np.empty(REC_SIZE)
+    use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
+    n_pool = pool_slots if use_pool else 0
+    pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
+    scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_stats))
+    free_slots = np.arange(n_pool)[::-1].copy()
+    n_free = n_pool
+
+    cap = 64
+    table = np.zeros((cap, N_COLS))
+    values = np.zeros((cap, n_values))
+    n_nodes = 0
+    n_leaves = 0
+    fcap = 32
+    fr_int = np.empty((fcap, 5), np.int64)
+    fr_rec = np.empty((fcap, REC_SIZE))
+    fr_gain = np.empty(fcap)
+    n_front = 0
+
+    # pending node creations: (start, end, depth, parent, is_left, slot, ready)
+    pend = np.empty((2, 7), np.int64)
+    n_pend = 1
+    pend[0, 0] = 0
+    pend[0, 1] = n_rows
+    pend[0, 2] = 0
+    pend[0, 3] = -1
+    pend[0, 4] = 0
+    pend[0, 5] = -1
+    pend[0, 6] = 0
+    root_weight = 1.0
+
+    while True:
+        for q in range(n_pend):
+            start = pend[q, 0]
+            end = pend[q, 1]
+            depth = pend[q, 2]
+            parent = pend[q, 3]
+            is_left = pend[q, 4]
+            slot = pend[q, 5]
+            ready = pend[q, 6]
+            n = end - start
+            if n_nodes == cap:
+                table = _double_rows(table)
+                values = _double_rows(values)
+                cap *= 2
+            node = n_nodes
+            n_nodes += 1
+            n_leaves += 1
+            if parent >= 0:
+                table[parent, COL_LEFT if is_left else COL_RIGHT] = node
+            _node_totals(idx, start, end, w, yk, yr, criterion, tot)
+            if node == 0:
+                root_weight = tot[1]
+            wimp = weighted_impurity(tot, tot, 0.0, criterion)
+            table[node, COL_LEFT] = -1
+            table[node, COL_RIGHT] = -1
+            table[node, COL_FEATURE] = -1
+            table[node, COL_THRESHOLD] = 0.0
+            table[node, COL_MISSING_LEFT] = 0
+            table[node, COL_DEPTH] = depth
+            table[node, COL_N_SAMPLES] = n
+            table[node, COL_WEIGHTED_N] = tot[1]
+            table[node, COL_IMPURITY] = wimp / tot[1]
+            table[node, COL_IMPROVEMENT] = 0.0
+            node_value(tot, criterion, values[node])
+
+            leaf = (
+                depth >= max_depth
+                or n < min_samples_split
+                or n < 2 * min_samples_leaf
+                or _is_pure(tot, criterion)
+                or wimp / tot[1] <= _DBL_EPS
+            )
+            if not leaf:
+                if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                    n_free -= 1
+                    slot = free_slots[n_free]
+                    ready = 0
+                find_split(
+                    Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
+                    max_features, min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys,
+                    samples, miss, cum, tmp, rec,
+                )
+                gain = wimp - rec[REC_COST]
+                leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
+            if leaf:
+                if slot >= 0:
+                    free_slots[n_free] = slot
+                    n_free += 1
+                continue
+            if n_front == fcap:
+                fr_int = _double_rows(fr_int)
+                fr_rec = _double_rows(fr_rec)
+                fr_gain = np.concatenate((fr_gain, np.empty(fcap)))
+                fcap *= 2
+            fr_int[n_front, _F_NODE] = node
+            fr_int[n_front, _F_START] = start
+            fr_int[n_front, _F_END] = end
+            fr_int[n_front, _F_SLOT] = slot
+            fr_int[n_front, _F_READY] = 1
+            fr_rec[n_front] = rec
+            fr_gain[n_front] = gain
+            n_front += 1
+        n_pend = 0
+
+        if n_front == 0 or (best_first and n_leaves >= max_leaf_nodes):
+            break
+        # pop: last entry (depth-first) or the largest gain (best-first)
+        e = n_front - 1
+        if best_first:
+            for q in range(n_front - 1):
+                if fr_gain[q] > fr_gain[e]:
+                    e = q
+        node, start, end, slot = fr_int[e, _F_NODE], fr_int[e, _F_START], fr_int[e, _F_END], fr_int[e, _F_SLOT]
+        rec[:] = fr_rec[e]
+        gain = fr_gain[e]
+        if e != n_front - 1:
+            fr_int[e] = fr_int[n_front - 1]
+            fr_rec[e] = fr_rec[n_front - 1]
+            fr_gain[e] = fr_gain[n_front - 1]
+        n_front -= 1
+
+        feature = int(rec[REC_FEATURE])
+        ml = rec[REC_MISSING_LEFT] > 0.5
+        n_left = _partition(Xb, Xf, splitter, idx, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml, buf)
+        mid = start + n_left
+        table[node, COL_FEATURE] = feature
+        table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
+        table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
+        table[node, COL_IMPROVEMENT] = gain
+        n_leaves -= 1
+        depth = int(table[node, COL_DEPTH]) + 1
+
+        # sibling subtraction: build the smaller child's histograms, the
+        # larger child's are parent - smaller (Ke et al. 2017, LightGBM)
+        left_slot = -1
+        right_slot = -1
+        left_ready = 0
+        right_ready = 0
+        n_right = end - mid
+        if slot >= 0:
+            small_left = n_left <= n_right
+            s_start, s_end = (start, mid) if small_left else (mid, end)
+            n_small = s_end - s_start
+            n_large = (end - start) - n_small
+            if n_large >= SMALL_NODE:
+                s_slot = -1
+                if n_small >= SMALL_NODE and n_free > 0:
+                    n_free -= 1
+                    s_slot = free_slots[n_free]
+                target = pool[s_slot] if s_slot >= 0 else scratch
+                for f in range(n_features):
+                    build_histogram(Xb[f], idx, s_start, s_end, w, yk, yr, n_bins[f], criterion, target[f])
+                subtract_histogram(pool[slot], target, n_bins)
+                if small_left:
+                    left_slot, right_slot = s_slot, slot
+                else:
+                    left_slot, right_slot = slot, s_slot
+                left_ready = 1 if left_slot >= 0 else 0
+                right_ready = 1 if right_slot >= 0 else 0
+            else:
+                free_slots[n_free] = slot
+                n_free += 1
+
+        pend[0, 0] = start
+        pend[0, 1] = mid
+        pend[0, 2] = depth
+        pend[0, 3] = node
+        pend[0, 4] = 1
+        pend[0, 5] = left_slot
+        pend[0, 6] = left_ready
+        pend[1, 0] = mid
+        pend[1, 1] = end
+        pend[1, 2] = depth
+        pend[1, 3] = node
+        pend[1, 4] = 0
+        pend[1, 5] = right_slot
+        pend[1, 6] = right_ready
+        n_pend = 2
+
+    return table[:n_nodes].copy(), values[:n_nodes].copy()

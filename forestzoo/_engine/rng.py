@@ -1,0 +1,52 @@
+"""A tiny RNG for kernels: SplitMix64 over a one-element ``uint64`` state.
+
+Each tree receives its own seed drawn from the estimator's ``random_state``
+(see :func:`draw_seeds`), so results do not depend on which thread grows
+which tree, nor on numba's thread-local global generator.
+"""
+
+import numpy as np
+
+from .._jit import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
+
+
+@njit
+def rng_next(state):
+    """Advance ``state`` (uint64[1]) and return 64 random bits (SplitMix64)."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@njit
+def rng_uniform(state):
+    """A float64 uniform on [0, 1)."""
+    return float(rng_next(state) >> _S11) * _INV53
+
+
+@njit
+def rng_randint(state, high):
+    """An integer uniform on [0, high); ``high`` must be positive."""
+    r = int(rng_uniform(state) * high)
+    return r if r < high else high - 1
+
+
+def make_state(seed):
+    """A fresh kernel RNG state from an integer seed."""
+    return np.array([np.uint64(seed) & np.uint64(0xFFFFFFFFFFFFFFFF)], dtype=np.uint64)
+
+
+def draw_seeds(random_state, n):
+    """``n`` independent 63-bit seeds from a ``numpy.random.RandomState``."""
+    return random_state.randint(0, np.iinfo(np.int64).max, size=n, dtype=np.int64)

@@ -1,0 +1,19 @@
+"""Split kernels.
+
+Every kernel evaluates one candidate feature of one node and, if it beats
+the split already held in the record ``rec`` (a float64 vector indexed by the
+``REC_*`` constants of :mod:`._common`), overwrites it.  They return whether
+the feature is non-constant in the node, which is how the grower counts
+``max_features`` the way scikit-learn does (constant features are skipped).
+
+* :func:`.hist.split_histogram` -- best split over a 256-bin histogram
+  (``splitter="hist"``), with :func:`.hist.build_histogram` and a sorted
+  scan over codes for small nodes;
+* :func:`.exact.split_exact` -- best split over sorted raw values, thresholds
+  at midpoints as in CART (``splitter="exact"``);
+* :func:`.random.split_random` -- one uniform threshold between the node's
+  min and max (Extra Trees, ``splitter="random"``).
+"""
+
+SPLITTERS = {"hist": 0, "exact": 1, "random": 2}
+HIST, EXACT, RANDOM = 0, 1, 2

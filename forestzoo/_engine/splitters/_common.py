@@ -1,0 +1,107 @@
+"""Pieces shared by the split kernels: the split record and candidate scoring."""
+
+import numpy as np
+
+from ..._jit import njit
+from ..criteria import SQUARED_ERROR, weighted_impurity
+
+# Fields of the split record (a float64 vector).
+REC_FEATURE = 0  # best feature so far, -1 when none
+REC_BIN = 1  # hist splitter: rows with code <= bin go left (254: all values left)
+REC_THRESHOLD = 2  # raw threshold: rows with x <= threshold go left
+REC_MISSING_LEFT = 3  # 1.0 when NaN rows go left
+REC_COST = 4  # W_left * imp_left + W_right * imp_right; +inf when no split found
+REC_SIZE = 5
+
+INF = np.inf
+
+
+@njit
+def reset_record(rec):
+    rec[REC_FEATURE] = -1.0
+    rec[REC_BIN] = -1.0
+    rec[REC_THRESHOLD] = 0.0
+    rec[REC_MISSING_LEFT] = 0.0
+    rec[REC_COST] = INF
+
+
+@njit
+def add_sample(s, sign, wi, yk_i, yr_i, criterion):
+    """``s += sign * stats(one sample)``."""
+    s[0] += sign
+    s[1] += sign * wi
+    if criterion == SQUARED_ERROR:
+        s[2] += sign * wi * yr_i
+        s[3] += sign * wi * yr_i * yr_i
+    else:
+        s[2 + yk_i] += sign * wi
+
+
+@njit
+def evaluate(cum, miss, total, min_samples_leaf, criterion, tmp):
+    """Cost of the best of the two candidates that put ``cum`` on the left.
+
+    ``miss`` holds the node's rows whose value is NaN: they are tried on the
+    right (left = ``cum``) and, when there are any, on the left (left =
+    ``cum + miss``).  Returns ``(cost, missing_left)``; the cost is +inf
+    when neither candidate respects ``min_samples_leaf``.  With no NaN in the
+    node, ``missing_left`` records the side with more rows, where a NaN met
+    only at prediction time will go.
+    """
+    best = INF
+    ml = 0.0
+    n_total = total[0]
+    n_left = cum[0]
+    if (
+        n_left >= min_samples_leaf
+        and n_total - n_left >= min_samples_leaf
+        and cum[1] > 0.0
+        and total[1] - cum[1] > 0.0
+    ):
+        best = weighted_impurity(cum, cum, 0.0, criterion) + weighted_impurity(total, cum, -1.0, criterion)
+        if miss[0] == 0.0 and n_left >= n_total - n_left:
+            ml = 1.0
+    if miss[0] > 0.0:
+        for k in range(tmp.shape[0]):
+            tmp[k] = cum[k] + miss[k]
+        n_left = tmp[0]
+        if (
+            n_left >= min_samples_leaf
+            and n_total - n_left >= min_samples_leaf
+            and tmp[1] > 0.0
+            and total[1] - tmp[1] > 0.0
+        ):
+            c = weighted_impurity(tmp, tmp, 0.0, criterion) + weighted_impurity(total, tmp, -1.0, criterion)
+            if c < best:
+                best = c
+                ml = 1.0
+    return best, ml
+
+
+@njit
+def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, criterion, cum, tmp):
+    """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature.
+
+    ``samples[p]`` is the row of ``keys[p]``.  A candidate split lies after
+    every position whose key differs from the next one; the all-values-left
+    split (NaN rows right) is tried too when the node has NaN rows.
+    Returns ``(cost, position, missing_left)``; ``position`` is the last
+    left position, ``m - 1`` for the all-values-left split.
+    """
+    cum[:] = 0.0
+    best = INF
+    best_pos = -1
+    best_ml = 0.0
+    for p in range(m):
+        i = samples[p]
+        add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
+        if p + 1 < m and keys[p + 1] <= keys[p]:
+            continue
+        if p + 1 == m and miss[0] == 0.0:
+            break
+        c, ml = evaluate(cum, miss, total, min_samples_leaf, criterion, tmp)
+        if c < best:
+            best = c
+            best_pos = p
+            best_ml = ml
+    return best, best_pos, best_ml

@@ -1,0 +1,46 @@
+"""Exact split search over sorted raw values (``splitter="exact"``), as in CART."""
+
+import numpy as np
+
+from ..._jit import njit
+from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, scan_sorted
+
+
+@njit
+def midpoint(a, b):
+    """Threshold between two consecutive distinct values; never rounds onto ``b``."""
+    t = 0.5 * (a + b)
+    if t >= b:
+        t = a
+    return t
+
+
+@njit
+def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec):
+    """Best midpoint threshold of feature ``f`` over the node; updates ``rec``."""
+    m = 0
+    miss[:] = 0.0
+    for p in range(start, end):
+        i = idx[p]
+        v = xcol[i]
+        if np.isnan(v):
+            add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+        else:
+            keys[m] = v
+            samples[m] = i
+            m += 1
+    if m == 0:
+        return False
+    order = np.argsort(keys[:m], kind="mergesort")
+    sorted_keys = keys[:m][order]
+    sorted_samples = samples[:m][order]
+    if not (sorted_keys[m - 1] > sorted_keys[0] or miss[0] > 0.0):
+        return False
+    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, criterion, cum, tmp)
+    if cost < rec[REC_COST]:
+        rec[REC_COST] = cost
+        rec[REC_FEATURE] = f
+        rec[REC_MISSING_LEFT] = ml
+        rec[REC_BIN] = -1.0
+        rec[REC_THRESHOLD] = np.inf if pos == m - 1 else midpoint(sorted_keys[pos], sorted_keys[pos + 1])
+    return True

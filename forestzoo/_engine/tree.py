@@ -1,0 +1,207 @@
+"""Fitted trees as plain numpy arrays, and the one predictor over them.
+
+A fitted tree is
+
+* ``nodes``: a structured array of :data:`NODE_DTYPE`, one row per node, the
+  root at row 0, children always after their parent;
+* ``values``: ``float64`` array ``(n_nodes, n_values)``; class proportions
+  (weighted) for classification, the weighted mean for regression;
+* oblique side arrays, in CSR layout: node ``k`` with ``nodes[k].oblique = j``
+  projects ``x`` on ``obl_weight[obl_ptr[j]:obl_ptr[j + 1]]`` over the
+  features ``obl_feature[obl_ptr[j]:obl_ptr[j + 1]]`` and compares the
+  projection with ``threshold``.  Axis-aligned trees keep these arrays empty
+  (``obl_ptr == [0]``) and every node's ``oblique`` is -1.
+
+Because the same ``apply`` serves axis-aligned, rotated (the rotation is a
+feature transform applied before ``apply``) and oblique trees, a family adds
+new node kinds by filling the side arrays, never by writing a predictor.
+"""
+
+import numpy as np
+
+from .._jit import njit
+
+TREE_LEAF = -1
+
+NODE_DTYPE = np.dtype(
+    [
+        ("left", np.int32),  # row of the left child; TREE_LEAF (-1) for a leaf
+        ("right", np.int32),  # row of the right child; TREE_LEAF (-1) for a leaf
+        ("feature", np.int32),  # split feature of an axis-aligned node; -1 for leaves and oblique nodes
+        ("oblique", np.int32),  # row in the oblique side arrays; -1 when the split is axis-aligned
+        ("threshold", np.float64),  # go left when x[feature] (or the projection) <= threshold
+        ("missing_left", np.uint8),  # 1: a NaN value goes left; 0: it goes right
+        ("depth", np.int32),  # depth of the node, the root has depth 0
+        ("n_samples", np.int32),  # distinct training rows that reached the node (bootstrap copies count once)
+        ("weighted_n_samples", np.float64),  # sum of the sample weights of those rows
+        ("impurity", np.float64),  # weighted impurity of the node under the fitting criterion
+        ("improvement", np.float64),  # weighted impurity decrease of the split (0 for leaves), for MDI
+    ]
+)
+
+
+@njit
+def _step(x, nodes, k, obl_ptr, obl_feature, obl_weight):
+    """Child of internal node ``k`` that ``x`` goes to."""
+    nd = nodes[k]
+    j = nd.oblique
+    if j < 0:
+        v = x[nd.feature]
+        if np.isnan(v):
+            go_left = nd.missing_left == 1
+        else:
+            go_left = v <= nd.threshold
+    else:
+        s = 0.0
+        has_nan = False
+        for q in range(obl_ptr[j], obl_ptr[j + 1]):
+            xv = x[obl_feature[q]]
+            if np.isnan(xv):
+                has_nan = True
+                break
+            s += obl_weight[q] * xv
+        go_left = (nd.missing_left == 1) if has_nan else (s <= nd.threshold)
+    return nd.left if go_left else nd.right
+
+
+@njit
+def _leaf_of(x, nodes, obl_ptr, obl_feature, obl_weight):
+    """Row index of the leaf that the row vector ``x`` reaches."""
+    k = 0
+    while nodes[k].left != TREE_LEAF:
+        k = _step(x, nodes, k, obl_ptr, obl_feature, obl_weight)
+    return k
+
+
+@njit
+def apply_tree(X, nodes, obl_ptr, obl_feature, obl_weight, out):
+    """Write the leaf reached by every row of ``X`` into ``out`` (int)."""
+    for i in range(X.shape[0]):
+        out[i] = _leaf_of(X[i], nodes, obl_ptr, obl_feature, obl_weight)
+
+
+@njit
+def accumulate_tree(X, nodes, values, obl_ptr, obl_feature, obl_weight, out):
+    """Add ``values[leaf(x)]`` of one tree to ``out`` for every row ``x``."""
+    n_values = values.shape[1]
+    for i in range(X.shape[0]):
+        leaf = _leaf_of(X[i], nodes, obl_ptr, obl_feature, obl_weight)
+        for c in range(n_values):
+            out[i, c] += values[leaf, c]
+
+
+@njit
+def path_lengths(X, nodes, obl_ptr, obl_feature, obl_weight, lengths):
+    """Number of nodes on the root-to-leaf path of every row."""
+    for i in range(X.shape[0]):
+        k = 0
+        count = 1
+        while nodes[k].left != TREE_LEAF:
+            k = _step(X[i], nodes, k, obl_ptr, obl_feature, obl_weight)
+            count += 1
+        lengths[i] = count
+
+
+@njit
+def fill_paths(X, nodes, obl_ptr, obl_feature, obl_weight, indptr, indices):
+    """CSR column indices of the nodes every row visits (``indptr`` given)."""
+    for i in range(X.shape[0]):
+        k = 0
+        p = indptr[i]
+        indices[p] = 0
+        p += 1
+        while nodes[k].left != TREE_LEAF:
+            k = _step(X[i], nodes, k, obl_ptr, obl_feature, obl_weight)
+            indices[p] = k
+            p += 1
+
+
+class Tree:
+    """A fitted tree: node array, value array and oblique side arrays.
+
+    Plain numpy arrays only, so a tree pickles, travels to Dask workers and
+    can be saved without pickle.  Estimators expose it as ``tree_``.
+
+    Parameters
+    ----------
+    nodes : ndarray of NODE_DTYPE
+    values : ndarray of shape (n_nodes, n_values)
+    n_features : int
+    obl_ptr, obl_feature, obl_weight : ndarray, optional
+        Oblique side arrays (CSR); empty for axis-aligned trees.
+    """
+
+    def __init__(self, nodes, values, n_features, obl_ptr=None, obl_feature=None, obl_weight=None):
+        self.nodes = nodes
+        self.values = values
+        self.n_features = int(n_features)
+        self.obl_ptr = np.zeros(1, np.int64) if obl_ptr is None else obl_ptr
+        self.obl_feature = np.zeros(0, np.int32) if obl_feature is None else obl_feature
+        self.obl_weight = np.zeros(0, np.float64) if obl_weight is None else obl_weight
+
+    # -- structure -----------------------------------------------------
+    @property
+    def node_count(self):
+        return int(self.nodes.shape[0])
+
+    @property
+    def n_leaves(self):
+        return int(np.count_nonzero(self.nodes["left"] == TREE_LEAF))
+
+    @property
+    def max_depth(self):
+        return int(self.nodes["depth"].max()) if self.node_count else 0
+
+    def _side(self):
+        return self.obl_ptr, self.obl_feature, self.obl_weight
+
+    # -- prediction (X: float32, C-contiguous, validated by the caller) --
+    def apply(self, X):
+        """Leaf index of every row of ``X``."""
+        out = np.empty(X.shape[0], dtype=np.intp)
+        apply_tree(X, self.nodes, *self._side(), out)
+        return out
+
+    def predict(self, X):
+        """``values`` of the leaf each row reaches, shape (n_samples, n_values)."""
+        out = np.zeros((X.shape[0], self.values.shape[1]), dtype=np.float64)
+        accumulate_tree(X, self.nodes, self.values, *self._side(), out)
+        return out
+
+    def decision_path(self, X):
+        """Sparse CSR indicator (n_samples, n_nodes) of the nodes each row visits."""
+        from scipy.sparse import csr_matrix
+
+        lengths = np.empty(X.shape[0], dtype=np.int64)
+        path_lengths(X, self.nodes, *self._side(), lengths)
+        indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        fill_paths(X, self.nodes, *self._side(), indptr, indices)
+        data = np.ones(indices.shape[0], dtype=np.int8)
+        return csr_matrix((data, indices, indptr), shape=(X.shape[0], self.node_count))
+
+    def compute_feature_importances(self, normalize=True):
+        """Mean decrease in impurity (MDI) per feature.
+
+        Oblique nodes share their improvement among their features in
+        proportion to ``|weight|``.
+        """
+        imp = np.zeros(self.n_features, dtype=np.float64)
+        nodes = self.nodes
+        internal = nodes["left"] != TREE_LEAF
+        axis = internal & (nodes["oblique"] < 0)
+        np.add.at(imp, nodes["feature"][axis], nodes["improvement"][axis])
+        for k in np.flatnonzero(internal & (nodes["oblique"] >= 0)):
+            j = nodes["oblique"][k]
+            sl = slice(self.obl_ptr[j], self.obl_ptr[j + 1])
+            aw = np.abs(self.obl_weight[sl])
+            if aw.sum() > 0:
+                np.add.at(imp, self.obl_feature[sl], nodes["improvement"][k] * aw / aw.sum())
+        root_w = nodes["weighted_n_samples"][0] if self.node_count else 1.0
+        imp /= root_w
+        if normalize:
+            total = imp.sum()
+            if total > 0:
+                imp /= total
+        return imp

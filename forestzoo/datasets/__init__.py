@@ -1,0 +1,28 @@
+"""Datasets for benchmarking forests: a registry with one loader.
+
+Small datasets whose source states a licence that allows it ship with the
+package (see ``ATTRIBUTION.md``) and load offline. Larger ones are read from a
+data directory, given as ``data_home=`` or the ``FORESTZOO_DATA`` environment
+variable, and checked against a recorded sha256.
+
+>>> from forestzoo.datasets import list_datasets, load_dataset
+>>> info = {d.name: d for d in list_datasets()}["wine"]
+>>> info.task, info.n_samples, info.n_features, info.bundled
+('classification', 178, 13, True)
+>>> X, y = load_dataset("wine")
+>>> X.dtype, y.dtype
+(dtype('float64'), dtype('int64'))
+"""
+
+from ._base import DATA_ENV_VAR, get_data_home, get_dataset_info, list_datasets, load_dataset
+from ._registry import DataFile, DatasetInfo
+
+__all__ = [
+    "DATA_ENV_VAR",
+    "DataFile",
+    "DatasetInfo",
+    "get_data_home",
+    "get_dataset_info",
+    "list_datasets",
+    "load_dataset",
+]

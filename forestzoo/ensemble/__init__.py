@@ -1,0 +1,5 @@
+"""Forests of trees grown by the forestzoo engine."""
+
+from ._random_forest import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
+
+__all__ = ["ExtraTreesClassifier", "ExtraTreesRegressor", "RandomForestClassifier", "RandomForestRegressor"]

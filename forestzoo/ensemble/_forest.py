@@ -1,0 +1,296 @@
+"""Bagged forests on the forestzoo engine: Random Forest and Extra Trees.
+
+The training matrix is binned (or laid out feature-major) once per forest;
+every tree then receives only its own weight vector -- bootstrap counts
+times sample weights times class weights (Breiman 2001) -- so ``X`` is never
+copied per tree.  Trees are grown on joblib threads (the kernels release the
+GIL) from per-tree seeds drawn up front, so the forest is the same for any
+``n_jobs`` and backend, Dask included.
+"""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from scipy.sparse import hstack as sparse_hstack
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.metrics import accuracy_score, r2_score
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
+
+from .._engine.rng import draw_seeds
+from .._engine.tree import accumulate_tree, apply_tree
+from .._validation import check_fit_data, check_predict_data
+from ..tree._builder import grow, prepare_data, resolve_max_features
+from ..tree._classes import (
+    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
+    DecisionTreeRegressor, TargetEncoderMixin, min_counts,
+)
+
+_TREE_PARAMS = (
+    "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
+    "min_impurity_decrease", "max_features", "max_leaf_nodes", "max_bins",
+)
+
+
+def bootstrap_counts(seed, n_samples, n_draws):
+    """How many times each row is drawn in a tree's bootstrap sample."""
+    rs = np.random.RandomState(seed & 0xFFFFFFFF)
+    return np.bincount(rs.randint(0, n_samples, n_draws), minlength=n_samples).astype(np.float64)
+
+
+def balanced_weights(yk, counts, n_classes):
+    """Per-row "balanced" class weights of the sample in which row ``i`` appears ``counts[i]`` times."""
+    per_class = np.bincount(yk, weights=counts, minlength=n_classes)
+    present = per_class > 0
+    cw = np.zeros(n_classes)
+    cw[present] = counts.sum() / (present.sum() * per_class[present])
+    return cw[yk]
+
+
+def _n_draws(max_samples, n_samples):
+    if max_samples is None:
+        return n_samples
+    if isinstance(max_samples, Integral):
+        if max_samples > n_samples:
+            raise ValueError(f"max_samples={max_samples} must be <= n_samples={n_samples}.")
+        return int(max_samples)
+    return max(1, int(round(n_samples * max_samples)))
+
+
+def _row_chunks(n_rows, n_jobs, min_chunk=1024):
+    n_chunks = max(1, min(n_jobs * 4, n_rows // min_chunk))
+    bounds = np.linspace(0, n_rows, n_chunks + 1).astype(int)
+    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
+class BaseForest(TargetEncoderMixin, BaseEstimator):
+    """Shared fit / predict of bagged forests; not for direct use."""
+
+    _parameter_constraints = {
+        **TREE_PARAMETER_CONSTRAINTS,
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "bootstrap": ["boolean"],
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
+        "oob_score": ["boolean"],
+        "warm_start": ["boolean"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+    _tree_class = None
+
+    # -- fitting ----------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow ``n_estimators`` trees on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional, non-negative.
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
+        if not self.bootstrap and (self.oob_score or self.max_samples is not None):
+            raise ValueError("oob_score=True and max_samples require bootstrap=True.")
+        yk, yr, n_values, classes = self._encode_target(y)
+        n_samples = X.shape[0]
+        n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is not None and class_weight != "balanced_subsample":
+            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
+
+        old = list(getattr(self, "estimators_", [])) if self.warm_start else []
+        if self.warm_start and old and classes is not None and not np.array_equal(classes, self.classes_):
+            raise ValueError("warm_start=True needs the same classes as the previous fit.")
+        if self.n_estimators < len(old):
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be >= len(estimators_)={len(old)} when warm_start=True."
+            )
+        seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
+        new_seeds = seeds[len(old):]
+        if len(new_seeds) == 0:
+            warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
+
+        data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
+        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
+        balanced_subsample = class_weight == "balanced_subsample"
+
+        def fit_one(seed):
+            w = sample_weight
+            if self.bootstrap:
+                counts = bootstrap_counts(seed, n_samples, n_draws)
+                w = w * counts
+                if balanced_subsample:
+                    w = w * balanced_weights(yk, counts, n_values)
+            elif balanced_subsample:
+                w = w * balanced_weights(yk, np.ones(n_samples), n_values)
+            return grow(
+                data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
+                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
+            )
+
+        trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
+            delayed(fit_one)(s) for s in new_seeds
+        )
+        # state is assigned only now: a failed fit leaves the previous model intact
+        self._seeds = seeds
+        self.n_outputs_ = 1
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = int(classes.shape[0])
+        self.estimators_ = old + [self._wrap_tree(t, int(s)) for t, s in zip(trees, new_seeds)]
+        self.estimators_samples_n_draws_ = n_draws
+        if self.oob_score:
+            self._set_oob(X, y, n_draws)
+        return self
+
+    def _wrap_tree(self, tree, seed):
+        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, random_state=seed)
+        est.tree_ = tree
+        est.n_features_in_ = tree.n_features
+        est.n_outputs_ = 1
+        est.max_features_ = resolve_max_features(self.max_features, tree.n_features)
+        if self._is_classifier():
+            est.classes_ = self.classes_
+            est.n_classes_ = self.n_classes_
+        return est
+
+    # -- prediction ---------------------------------------------------------
+    def _mean_values(self, X, trees=None):
+        """Average over trees of the leaf values, computed in row chunks on threads."""
+        trees = [e.tree_ for e in self.estimators_] if trees is None else trees
+        n_values = trees[0].values.shape[1]
+        out = np.zeros((X.shape[0], n_values), dtype=np.float64)
+
+        def run(rows):
+            Xc = X[rows]
+            oc = out[rows]
+            for t in trees:
+                accumulate_tree(Xc, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, oc)
+            out[rows] = oc
+
+        n_jobs = effective_n_jobs(self.n_jobs)
+        Parallel(n_jobs=n_jobs, require="sharedmem")(delayed(run)(r) for r in _row_chunks(X.shape[0], n_jobs))
+        out /= len(trees)
+        return out
+
+    def apply(self, X):
+        """Leaf index of every sample in every tree, shape (n_samples, n_estimators)."""
+        X = check_predict_data(self, X)
+        out = np.empty((X.shape[0], len(self.estimators_)), dtype=np.intp)
+
+        def run(j, t):
+            col = np.empty(X.shape[0], dtype=np.intp)
+            apply_tree(X, t.nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
+            out[:, j] = col
+
+        Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+            delayed(run)(j, e.tree_) for j, e in enumerate(self.estimators_)
+        )
+        return out
+
+    def decision_path(self, X):
+        """Node indicator of all trees side by side, and the column offsets of each tree.
+
+        Returns
+        -------
+        indicator : sparse CSR matrix (n_samples, total number of nodes)
+        n_nodes_ptr : ndarray (n_estimators + 1,), tree ``i`` owns columns
+            ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]``.
+        """
+        X = check_predict_data(self, X)
+        paths = [e.tree_.decision_path(X) for e in self.estimators_]
+        n_nodes_ptr = np.zeros(len(paths) + 1, dtype=np.int64)
+        np.cumsum([p.shape[1] for p in paths], out=n_nodes_ptr[1:])
+        return sparse_hstack(paths).tocsr(), n_nodes_ptr
+
+    @property
+    def feature_importances_(self):
+        """Mean decrease in impurity averaged over trees, normalised to sum to one."""
+        check_is_fitted(self)
+        imps = [e.tree_.compute_feature_importances() for e in self.estimators_ if e.tree_.node_count > 1]
+        if not imps:
+            return np.zeros(self.n_features_in_)
+        mean = np.mean(imps, axis=0)
+        return mean / mean.sum()
+
+    # -- out-of-bag ---------------------------------------------------------
+    def _oob_mean_values(self, X, n_draws):
+        n_samples = X.shape[0]
+        n_values = self.estimators_[0].tree_.values.shape[1]
+        sums = np.zeros((n_samples, n_values))
+        n_pred = np.zeros(n_samples)
+        for est in self.estimators_:
+            rows = np.flatnonzero(bootstrap_counts(est.random_state, n_samples, n_draws) == 0)
+            if rows.size:
+                sums[rows] += est.tree_.predict(X[rows])
+                n_pred[rows] += 1
+        seen = n_pred > 0
+        if not seen.all():
+            warnings.warn(
+                "Some inputs do not have OOB scores: too few trees were fitted for every sample to be "
+                "out of bag at least once; their OOB estimate is NaN.", UserWarning,
+            )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums / n_pred[:, None], seen
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class ForestClassifier(ClassifierMixin, BaseForest):
+    """Bagged classification forest; see :class:`RandomForestClassifier`."""
+
+    _parameter_constraints = {
+        **BaseForest._parameter_constraints,
+        "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
+        "class_weight": [dict, StrOptions({"balanced", "balanced_subsample"}), None],
+    }
+    _tree_class = DecisionTreeClassifier
+
+    def predict_proba(self, X):
+        """Mean over trees of the leaf class proportions (Breiman 2001, soft voting)."""
+        return self._mean_values(check_predict_data(self, X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Class with the highest mean probability."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def _set_oob(self, X, y, n_draws):
+        proba, seen = self._oob_mean_values(X, n_draws)
+        self.oob_decision_function_ = proba
+        self.oob_score_ = accuracy_score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)])
+
+
+class ForestRegressor(RegressorMixin, BaseForest):
+    """Bagged regression forest; see :class:`RandomForestRegressor`."""
+
+    _parameter_constraints = {
+        **BaseForest._parameter_constraints,
+        "criterion": [StrOptions(REGRESSION_CRITERIA)],
+    }
+    _tree_class = DecisionTreeRegressor
+
+    def predict(self, X):
+        """Mean over trees of the leaf means."""
+        return self._mean_values(check_predict_data(self, X))[:, 0]
+
+    def _set_oob(self, X, y, n_draws):
+        pred, seen = self._oob_mean_values(X, n_draws)
+        self.oob_prediction_ = pred[:, 0]
+        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])

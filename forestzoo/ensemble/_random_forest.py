@@ -1,0 +1,238 @@
+"""Random Forest (Breiman 2001) and Extra Trees (Geurts et al. 2006)."""
+
+from ._forest import ForestClassifier, ForestRegressor
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of trees.
+    criterion : {crit}
+    splitter : {{"hist", "exact", "random"}}, default="{splitter}"
+        "hist": best split over at most ``max_bins`` quantile bins per feature
+        (bins computed once per forest); "exact": best midpoint over sorted
+        values (CART); "random": one uniform threshold per candidate feature
+        (Extra Trees).
+    max_depth : int or None, default=None
+        None grows every tree until its leaves are pure or too small.
+    min_samples_split : int or float, default=2
+    min_samples_leaf : int or float, default=1
+    min_impurity_decrease : float, default=0.0
+    max_features : {{"sqrt", "log2"}}, int, float or None, default={max_features}
+        Features drawn at every node; constant features do not count.
+    max_leaf_nodes : int or None, default=None
+        When set, every tree grows best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"``; NaN has its own bin.
+    bootstrap : bool, default={bootstrap}
+        Draw a bootstrap sample per tree, as integer weights (``X`` is never copied).
+    max_samples : int, float or None, default=None
+        Bootstrap sample size (int) or fraction of ``n_samples`` (float).
+    oob_score : bool, default=False
+        Compute the out-of-bag score (needs ``bootstrap=True``).
+    warm_start : bool, default=False
+        Keep the fitted trees and add ``n_estimators - len(estimators_)`` new ones;
+        with an int ``random_state`` the result equals fitting all trees at once.
+    n_jobs : int or None, default=None
+        Threads used by fit and predict (joblib; works under
+        ``joblib.parallel_config(backend="dask")``).  Results do not depend on it.
+    random_state : int, RandomState or None, default=None
+    verbose : int, default=0
+"""
+
+
+def _doc(crit, splitter, max_features, bootstrap):
+    return _COMMON_DOC.format(crit=crit, splitter=splitter, max_features=max_features, bootstrap=bootstrap)
+
+
+_CLF_CRIT = '{"gini", "entropy", "log_loss"}, default="gini"'
+_REG_CRIT = '{"squared_error"}, default="squared_error"'
+_CLASS_WEIGHT_DOC = """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        "balanced_subsample" recomputes the balanced weights on every bootstrap sample.
+"""
+_CLF_ATTRS = """
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeClassifier
+    classes_ : ndarray of shape (n_classes,)
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray, when X has string column names
+    feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
+    oob_score_ : float, accuracy of the out-of-bag predictions (``oob_score=True``)
+    oob_decision_function_ : ndarray (n_samples, n_classes), OOB class probabilities
+"""
+_REG_ATTRS = """
+    Attributes
+    ----------
+    estimators_ : list of DecisionTreeRegressor
+    n_features_in_ : int
+    feature_names_in_ : ndarray, when X has string column names
+    feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
+    oob_score_ : float, R^2 of the out-of-bag predictions (``oob_score=True``)
+    oob_prediction_ : ndarray (n_samples,), OOB predictions
+"""
+
+
+class RandomForestClassifier(ForestClassifier):
+    def __init__(self, n_estimators=100, *, criterion="gini", splitter="hist", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features="sqrt",
+                 max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
+                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+class ExtraTreesClassifier(RandomForestClassifier):
+    def __init__(self, n_estimators=100, *, criterion="gini", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features="sqrt",
+                 max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
+                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
+            oob_score=oob_score, class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
+            random_state=random_state, verbose=verbose,
+        )
+
+
+class RandomForestRegressor(ForestRegressor):
+    def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="hist", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features=1.0,
+                 max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
+                 warm_start=False, n_jobs=None, random_state=None, verbose=0):
+        self.n_estimators = n_estimators
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.bootstrap = bootstrap
+        self.max_samples = max_samples
+        self.oob_score = oob_score
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+
+class ExtraTreesRegressor(RandomForestRegressor):
+    def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="random", max_depth=None,
+                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features=1.0,
+                 max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
+                 warm_start=False, n_jobs=None, random_state=None, verbose=0):
+        super().__init__(
+            n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+            min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
+            oob_score=oob_score, warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
+            verbose=verbose,
+        )
+
+
+RandomForestClassifier.__doc__ = (
+    """A random forest classifier (Breiman 2001) on the forestzoo engine.
+
+    Every tree is grown, fully by default, on a bootstrap sample with
+    ``max_features`` candidate features drawn at every node; the forest
+    predicts the mean of the trees' leaf class proportions.
+"""
+    + _doc(_CLF_CRIT, "hist", '"sqrt"', True) + _CLASS_WEIGHT_DOC + _CLF_ATTRS
+    + """
+    See Also
+    --------
+    ExtraTreesClassifier, sklearn.ensemble.RandomForestClassifier
+
+    References
+    ----------
+    L. Breiman, "Random Forests", Machine Learning 45(1), 2001.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from forestzoo import RandomForestClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = RandomForestClassifier(n_estimators=20, random_state=0).fit(X, y)
+    >>> clf.predict_proba(X[:1]).shape
+    (1, 2)
+    """
+)
+ExtraTreesClassifier.__doc__ = (
+    """Extremely randomized trees (Geurts, Ernst & Wehenkel 2006) on the forestzoo engine.
+
+    Same forest as :class:`RandomForestClassifier` but, by default, without
+    bootstrap and with ``splitter="random"``: at every node each candidate
+    feature gets one threshold drawn uniformly between its minimum and
+    maximum in the node, and the best of those splits is kept.
+"""
+    + _doc(_CLF_CRIT, "random", '"sqrt"', False) + _CLASS_WEIGHT_DOC + _CLF_ATTRS
+    + """
+    References
+    ----------
+    P. Geurts, D. Ernst, L. Wehenkel, "Extremely randomized trees", Machine Learning 63, 2006.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from forestzoo import ExtraTreesClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> ExtraTreesClassifier(n_estimators=20, random_state=0).fit(X, y).score(X, y)
+    1.0
+    """
+)
+RandomForestRegressor.__doc__ = (
+    """A random forest regressor (Breiman 2001) on the forestzoo engine.
+
+    Trees minimise the squared error; the forest predicts the mean of the
+    trees' leaf means.
+"""
+    + _doc(_REG_CRIT, "hist", "1.0", True) + _REG_ATTRS
+    + """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from forestzoo import RandomForestRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = RandomForestRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    """
+)
+ExtraTreesRegressor.__doc__ = (
+    """Extremely randomized trees for regression (Geurts et al. 2006) on the forestzoo engine.
+"""
+    + _doc(_REG_CRIT, "random", "1.0", False) + _REG_ATTRS
+    + """
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from forestzoo import ExtraTreesRegressor
+    >>> X, y = make_regression(n_samples=200, n_features=5, random_state=0)
+    >>> reg = ExtraTreesRegressor(n_estimators=20, random_state=0).fit(X, y)
+    >>> reg.score(X, y) > 0.99
+    True
+    """
+)

@@ -1,0 +1,105 @@
+"""Glue between the estimators and the engine: data preparation and one-tree growth.
+
+Everything here works on validated numpy arrays.  A forest prepares the
+training data once (:func:`prepare_data`: bins or the feature-major float
+matrix) and then calls :func:`grow` once per tree with that tree's weights.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._engine.binning import compute_bin_edges, bin_data
+from .._engine.criteria import CRITERIA, SQUARED_ERROR
+from .._engine.grower import (
+    COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
+    COL_N_SAMPLES, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grow_tree,
+)
+from .._engine.rng import make_state
+from .._engine.splitters import HIST, SPLITTERS
+from .._engine.tree import NODE_DTYPE, Tree
+
+# Histogram buffers kept per tree for the subtraction trick, capped in bytes.
+_POOL_BYTES = 64 * 2**20
+
+
+@dataclass
+class TrainingData:
+    """The training matrix in the layout the chosen splitter reads."""
+
+    splitter: int
+    n_features: int
+    Xb: np.ndarray  # uint8 (n_features, n_samples) codes; empty unless hist
+    Xf: np.ndarray  # float32 (n_features, n_samples) values; empty for hist
+    edges: np.ndarray  # float64 (n_features, max_bins - 1)
+    n_bins: np.ndarray  # int32 (n_features,)
+
+
+def prepare_data(X, splitter, max_bins, seed=0):
+    """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest."""
+    code = SPLITTERS[splitter]
+    n_samples, n_features = X.shape
+    if code == HIST:
+        edges, n_bins = compute_bin_edges(X, max_bins, seed=seed)
+        Xb = bin_data(X, edges, n_bins)
+        Xf = np.empty((0, 0), dtype=np.float32)
+    else:
+        edges = np.empty((n_features, 0), dtype=np.float64)
+        n_bins = np.zeros(n_features, dtype=np.int32)
+        Xb = np.empty((0, 0), dtype=np.uint8)
+        Xf = np.ascontiguousarray(X.T, dtype=np.float32)
+    return TrainingData(code, n_features, Xb, Xf, edges, n_bins)
+
+
+def resolve_max_features(max_features, n_features):
+    """Number of features drawn per node, as scikit-learn defines ``max_features``."""
+    if max_features is None:
+        return n_features
+    if isinstance(max_features, str):
+        if max_features == "sqrt":
+            return max(1, int(np.sqrt(n_features)))
+        if max_features == "log2":
+            return max(1, int(np.log2(n_features)))
+        raise ValueError(f"max_features={max_features!r} is not one of 'sqrt', 'log2'.")
+    if isinstance(max_features, (int, np.integer)):
+        return int(min(max_features, n_features))
+    return max(1, int(max_features * n_features))
+
+
+def table_to_nodes(table):
+    """The grower's float64 node table as a :data:`NODE_DTYPE` array."""
+    nodes = np.empty(table.shape[0], dtype=NODE_DTYPE)
+    nodes["left"] = table[:, COL_LEFT]
+    nodes["right"] = table[:, COL_RIGHT]
+    nodes["feature"] = table[:, COL_FEATURE]
+    nodes["oblique"] = -1
+    nodes["threshold"] = table[:, COL_THRESHOLD]
+    nodes["missing_left"] = table[:, COL_MISSING_LEFT]
+    nodes["depth"] = table[:, COL_DEPTH]
+    nodes["n_samples"] = table[:, COL_N_SAMPLES]
+    nodes["weighted_n_samples"] = table[:, COL_WEIGHTED_N]
+    nodes["impurity"] = table[:, COL_IMPURITY]
+    nodes["improvement"] = table[:, COL_IMPROVEMENT]
+    return nodes
+
+
+def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
+         min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None):
+    """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
+
+    ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
+    entry per row; the criterion decides which one is read.
+    """
+    crit = CRITERIA[criterion]
+    idx = np.flatnonzero(weights > 0).astype(np.int64)
+    n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
+    slot_bytes = data.n_features * 256 * n_stats * 8
+    pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
+    table, values = grow_tree(
+        data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights.astype(np.float64, copy=False), idx,
+        n_values, crit, data.splitter, resolve_max_features(max_features, data.n_features),
+        -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
+        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        make_state(seed), pool_slots,
+    )
+    return Tree(table_to_nodes(table), values, data.n_features)

@@ -1,0 +1,268 @@
+"""Single decision trees on the forestzoo engine."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
+
+from .._engine.binning import MAX_BINS
+from .._engine.splitters import SPLITTERS
+from .._validation import check_fit_data, check_predict_data
+from ._builder import grow, prepare_data, resolve_max_features
+
+_MAX_SEED = np.iinfo(np.int32).max
+
+TREE_PARAMETER_CONSTRAINTS = {
+    "splitter": [StrOptions(set(SPLITTERS))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="neither")],
+    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(Real, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
+    "random_state": ["random_state"],
+}
+CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
+REGRESSION_CRITERIA = {"squared_error"}
+
+
+def min_counts(min_samples_split, min_samples_leaf, n_samples):
+    """Integer ``(min_samples_split, min_samples_leaf)``; floats are fractions of ``n_samples``."""
+    msl = min_samples_leaf
+    if not isinstance(msl, Integral):
+        msl = int(np.ceil(msl * n_samples))
+    mss = min_samples_split
+    if not isinstance(mss, Integral):
+        mss = int(np.ceil(mss * n_samples))
+    return max(2, mss, 2 * msl), max(1, msl)
+
+
+class TargetEncoderMixin:
+    """``y`` -> engine arrays, shared by trees and forests.
+
+    Sets ``classes_`` / ``n_classes_`` for classifiers and returns
+    ``(yk, yr, n_values)``: int32 class codes, float64 targets (one of the two
+    is zeros) and the width of the value array.
+    """
+
+    def _encode_target(self, y):
+        n = y.shape[0]
+        if self._is_classifier():
+            classes, yk = np.unique(y, return_inverse=True)
+            return yk.astype(np.int32), np.zeros(n), classes.shape[0], classes
+        return np.zeros(n, np.int32), y.astype(np.float64), 1, None
+
+    def _is_classifier(self):
+        return isinstance(self, ClassifierMixin)
+
+
+class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
+    """Common fit/predict of the single trees; not for direct use."""
+
+    _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
+
+    def __init__(self, *, criterion, splitter, max_depth, min_samples_split, min_samples_leaf,
+                 min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state):
+        self.criterion = criterion
+        self.splitter = splitter
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional, non-negative.
+
+        Returns
+        -------
+        self
+        """
+        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
+        yk, yr, n_values, classes = self._encode_target(y)
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is not None:
+            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
+        seed = check_random_state(self.random_state).randint(_MAX_SEED)
+        data = prepare_data(X, self.splitter, self.max_bins, seed=seed)
+        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, X.shape[0])
+        self.tree_ = grow(
+            data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
+            self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
+        )
+        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        self.n_outputs_ = 1
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = int(classes.shape[0])
+        return self
+
+    def _raw_predict(self, X):
+        return self.tree_.predict(check_predict_data(self, X))
+
+    def apply(self, X):
+        """Index of the leaf each sample ends in, shape (n_samples,)."""
+        return self.tree_.apply(check_predict_data(self, X))
+
+    def decision_path(self, X):
+        """Sparse (n_samples, n_nodes) indicator of the nodes each sample visits."""
+        return self.tree_.decision_path(check_predict_data(self, X))
+
+    def get_depth(self):
+        """Depth of the tree (the root alone has depth 0)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) importances, normalised to sum to one."""
+        check_is_fitted(self)
+        return self.tree_.compute_feature_importances()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """A CART classification tree grown by the forestzoo engine.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity measure; "entropy" and "log_loss" are the same (bits).
+    splitter : {"exact", "hist", "random"}, default="exact"
+        "exact" searches midpoints of sorted values (CART); "hist" searches
+        the boundaries of at most ``max_bins`` quantile bins; "random" draws
+        one threshold per candidate feature (Extra Trees).
+    max_depth : int or None, default=None
+    min_samples_split : int or float, default=2
+    min_samples_leaf : int or float, default=1
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at every node; constant features do not count.
+    max_leaf_nodes : int or None, default=None
+        When set, the tree grows best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
+    class_weight : dict, "balanced" or None, default=None
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    tree_ : forestzoo._engine.tree.Tree
+        The fitted arrays (``nodes``, ``values``, oblique side arrays).
+    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_,
+    feature_importances_
+
+    Missing values (NaN) are supported: each split learns the side NaN goes
+    to; a node that saw no NaN sends it to its larger child.
+
+    See Also
+    --------
+    forestzoo.RandomForestClassifier, sklearn.tree.DecisionTreeClassifier
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from forestzoo import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
+    >>> round(clf.score(X, y), 2)
+    0.97
+    """
+
+    _parameter_constraints = {
+        **BaseDecisionTree._parameter_constraints,
+        "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
+                 max_bins=255, class_weight=None, random_state=None):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
+            random_state=random_state,
+        )
+        self.class_weight = class_weight
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class proportions of the leaf."""
+        return self._raw_predict(X)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class of each sample."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """A CART regression tree (squared error) grown by the forestzoo engine.
+
+    Parameters are those of :class:`DecisionTreeClassifier` without
+    ``class_weight``; ``criterion`` is "squared_error".  Leaves predict the
+    weighted mean of their targets.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from forestzoo import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = DecisionTreeRegressor(max_depth=4, random_state=0).fit(X, y)
+    >>> reg.predict(X[:2]).shape
+    (2,)
+    """
+
+    _parameter_constraints = {
+        **BaseDecisionTree._parameter_constraints,
+        "criterion": [StrOptions(REGRESSION_CRITERIA)],
+    }
+
+    def __init__(self, *, criterion="squared_error", splitter="exact", max_depth=None, min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
+                 max_bins=255, random_state=None):
+        super().__init__(
+            criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
+            min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+            max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
+            random_state=random_state,
+        )
+
+    def predict(self, X):
+        """Weighted mean target of the leaf each sample reaches."""
+        return self._raw_predict(X)[:, 0]
