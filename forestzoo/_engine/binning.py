@@ -18,22 +18,22 @@ BINNING_SUBSAMPLE = 200_000
 
 def _feature_edges(col, max_bins):
     """Sorted thresholds (at most ``max_bins - 1``) between the bins of ``col``."""
-    col = col[~np.isnan(col)].astype(np.float64)
+    col = np.sort(col[~np.isnan(col)].astype(np.float64))
     if col.size == 0:
         return np.zeros(0, dtype=np.float64)
-    uniq = np.unique(col)
+    uniq = col[np.concatenate(([True], col[1:] != col[:-1]))]
     if uniq.size <= max_bins:
         lo, hi = uniq[:-1], uniq[1:]
     else:
-        # Quantile cut points, then snapped between observed values so that
-        # no two edges fall between the same pair of distinct values.
-        qs = np.quantile(col, np.linspace(0, 1, max_bins + 1)[1:-1], method="linear")
+        # quantile cut points of the sorted column, then snapped between
+        # observed values so that no two edges share a pair of distinct values
+        ranks = np.linspace(0, col.size - 1, max_bins + 1)[1:-1]
+        qs = col[np.round(ranks).astype(np.int64)]
         pos = np.unique(np.clip(np.searchsorted(uniq, qs, side="left"), 1, uniq.size - 1))
         lo, hi = uniq[pos - 1], uniq[pos]
     mid = 0.5 * (lo + hi)
     # a midpoint that rounds up onto the upper value would put it in the lower bin
-    mid = np.where(mid >= hi, lo, mid)
-    return mid
+    return np.where(mid >= hi, lo, mid)
 
 
 def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0):
@@ -67,23 +67,28 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0)
 
 @njit
 def _bin_columns(X, edges, n_bins, out):
-    for f in range(X.shape[1]):
-        n_edges = n_bins[f] - 1
-        for i in range(X.shape[0]):
-            v = X[i, f]
-            if np.isnan(v):
-                out[f, i] = MISSING_BIN
-                continue
-            # binary search: number of edges strictly below v
-            lo = 0
-            hi = n_edges
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if edges[f, mid] < v:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            out[f, i] = lo
+    # row blocks keep both the read of X (row-major) and the write of out
+    # (feature-major) inside the cache
+    block = 512
+    for r0 in range(0, X.shape[0], block):
+        r1 = min(r0 + block, X.shape[0])
+        for f in range(X.shape[1]):
+            n_edges = n_bins[f] - 1
+            for i in range(r0, r1):
+                v = X[i, f]
+                if np.isnan(v):
+                    out[f, i] = MISSING_BIN
+                    continue
+                # binary search: number of edges strictly below v
+                lo = 0
+                hi = n_edges
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if edges[f, mid] < v:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                out[f, i] = lo
 
 
 def bin_data(X, edges, n_bins):

@@ -68,7 +68,7 @@ def _is_pure(tot, criterion):
 @njit
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
-    min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, cum, tmp, rec,
+    min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, counts, cum, tmp, rec,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
@@ -96,7 +96,7 @@ def find_split(
                     build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, h)
                 ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
             elif n < SMALL_NODE:
-                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
             else:
                 build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
                 ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
@@ -171,6 +171,7 @@ def grow_tree(
     cum = np.empty(n_stats)
     tmp = np.empty(n_stats)
     rec = np.empty(REC_SIZE)
+    counts = np.empty(MISSING_BIN + 1, np.int64)
     use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
     n_pool = pool_slots if use_pool else 0
     pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
@@ -251,7 +252,7 @@ def grow_tree(
                 find_split(
                     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
                     max_features, min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys,
-                    samples, miss, cum, tmp, rec,
+                    samples, miss, counts, cum, tmp, rec,
                 )
                 gain = wimp - rec[REC_COST]
                 leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12

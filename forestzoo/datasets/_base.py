@@ -84,13 +84,12 @@ def _check_sha256(path, expected):
 
 
 def _missing_file_error(info, file, home):
-    where = (f"the data directory {home}" if home is not None else
-             f"a data directory (none is set: pass data_home= or set {DATA_ENV_VAR})")
+    where = f"the data directory {home}" if home is not None else "a data directory"
     return FileNotFoundError(
         f"Dataset {info.name!r} is not bundled with forestzoo; it needs the file "
-        f"{file.name!r} (sha256 {file.sha256}) in {where}. Put the file there, or point "
-        f"data_home= / the {DATA_ENV_VAR} environment variable at the directory that "
-        f"holds it. Source of the file: {info.source}."
+        f"{file.name!r} (sha256 {file.sha256}) in {where}. Put the file in a directory "
+        f"and name that directory with data_home= (forestzoo bench --data-home) or the "
+        f"{DATA_ENV_VAR} environment variable. The file comes from: {info.source}."
     )
 
 

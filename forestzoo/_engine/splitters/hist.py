@@ -4,11 +4,13 @@ import numpy as np
 
 from ..._jit import njit
 from ..binning import MISSING_BIN
+from ..criteria import SQUARED_ERROR
 from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, scan_sorted
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
 # codes is cheaper than clearing and scanning 256 bins (DESIGN.md, memory order).
-SMALL_NODE = 64
+SMALL_NODE = 256
+_INSERTION_MAX = 16
 
 
 @njit
@@ -20,9 +22,25 @@ def build_histogram(codes, idx, start, end, w, yk, yr, n_bins, criterion, hist):
     """
     hist[:n_bins, :] = 0.0
     hist[MISSING_BIN, :] = 0.0
-    for p in range(start, end):
-        i = idx[p]
-        add_sample(hist[codes[i]], 1.0, w[i], yk[i], yr[i], criterion)
+    # the two loops differ only in the statistics they add (see criteria.py)
+    if criterion == SQUARED_ERROR:
+        for p in range(start, end):
+            i = idx[p]
+            b = codes[i]
+            wi = w[i]
+            wy = wi * yr[i]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2] += wy
+            hist[b, 3] += wy * yr[i]
+    else:
+        for p in range(start, end):
+            i = idx[p]
+            b = codes[i]
+            wi = w[i]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2 + yk[i]] += wi
 
 
 @njit
@@ -75,25 +93,57 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, criterion, 
 
 
 @njit
-def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec):
-    """Same result as :func:`split_histogram` for a small node, by sorting codes."""
-    m = 0
+def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts):
+    """Non-missing rows of the node sorted (stably) by code into ``keys``/``samples``.
+
+    Insertion sort for tiny nodes, counting sort over the 255 value codes
+    otherwise; NaN rows are summed into ``miss``.  Returns their number.
+    """
     miss[:] = 0.0
+    n = end - start
+    m = 0
+    if n <= _INSERTION_MAX:
+        for p in range(start, end):
+            i = idx[p]
+            c = codes[i]
+            if c == MISSING_BIN:
+                add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+                continue
+            q = m
+            while q > 0 and keys[q - 1] > c:
+                keys[q] = keys[q - 1]
+                samples[q] = samples[q - 1]
+                q -= 1
+            keys[q] = c
+            samples[q] = i
+            m += 1
+        return m
+    counts[:] = 0
+    for p in range(start, end):
+        counts[codes[idx[p]]] += 1
+    # exclusive prefix sums give each code its first output position
+    acc = 0
+    for c in range(MISSING_BIN):
+        k = counts[c]
+        counts[c] = acc
+        acc += k
     for p in range(start, end):
         i = idx[p]
         c = codes[i]
         if c == MISSING_BIN:
             add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
             continue
-        # insertion sort, stable, on (code, row)
-        q = m
-        while q > 0 and keys[q - 1] > c:
-            keys[q] = keys[q - 1]
-            samples[q] = samples[q - 1]
-            q -= 1
+        q = counts[c]
+        counts[c] = q + 1
         keys[q] = c
         samples[q] = i
-        m += 1
+    return acc
+
+
+@njit
+def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec):
+    """Same result as :func:`split_histogram` for a small node, by sorting codes."""
+    m = _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
     if m == 0:
         return False
     non_constant = keys[m - 1] > keys[0] or miss[0] > 0.0

@@ -1,0 +1,228 @@
+"""Engine kernels against naive NumPy references (STYLE.md: every kernel has a twin)."""
+
+import numpy as np
+import pytest
+
+from forestzoo._engine.binning import MISSING_BIN, bin_data, compute_bin_edges
+from forestzoo._engine.tree import TREE_LEAF
+from forestzoo.tree._builder import grow, prepare_data
+
+CLASSIFICATION = ["gini", "entropy"]
+
+
+def _impurity(y, w, criterion, n_classes):
+    """W * impurity of one side, computed the textbook way."""
+    W = w.sum()
+    if W <= 0:
+        return 0.0
+    if criterion == "squared_error":
+        mean = np.sum(w * y) / W
+        return float(np.sum(w * (y - mean) ** 2))
+    p = np.bincount(y, weights=w, minlength=n_classes) / W
+    if criterion == "gini":
+        return float(W * (1.0 - np.sum(p**2)))
+    nz = p[p > 0]
+    return float(-W * np.sum(nz * np.log2(nz)))
+
+
+def _brute_force(X, y, w, criterion, n_classes, thresholds_of):
+    """Best (cost, feature, threshold) over every candidate threshold."""
+    best = (np.inf, -1, None)
+    for f in range(X.shape[1]):
+        for t in thresholds_of(f):
+            left = X[:, f] <= t
+            if left.all() or not left.any():
+                continue
+            cost = _impurity(y[left], w[left], criterion, n_classes) + _impurity(y[~left], w[~left], criterion, n_classes)
+            if cost < best[0] - 1e-9:
+                best = (cost, f, t)
+    return best
+
+
+def _data(seed, n=60, d=5, task="gini", n_classes=3):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    w = rng.randint(1, 4, size=n).astype(np.float64)
+    if task == "squared_error":
+        y = X[:, 0] * 2 + rng.normal(size=n)
+        return X, y, np.zeros(n, np.int32), y.astype(np.float64), w, 1
+    y = rng.randint(0, n_classes, size=n)
+    return X, y, y.astype(np.int32), np.zeros(n), w, n_classes
+
+
+def _stump(X, yk, yr, w, criterion, n_values, splitter, **kw):
+    data = prepare_data(X, splitter, kw.pop("max_bins", 255))
+    return grow(data, yk, yr, w, criterion, n_values, seed=0, max_features=None, max_depth=1, **kw), data
+
+
+@pytest.mark.parametrize("criterion", CLASSIFICATION + ["squared_error"])
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_root_split_equals_brute_force(criterion, seed):
+    X, y, yk, yr, w, n_values = _data(seed, task=criterion)
+    tree, _ = _stump(X, yk, yr, w, criterion, n_values, "exact")
+    root = tree.nodes[0]
+
+    def midpoints(f):
+        u = np.unique(X[:, f].astype(np.float64))
+        return (u[:-1] + u[1:]) / 2
+
+    cost, f, t = _brute_force(X.astype(np.float64), y, w, criterion, n_values, midpoints)
+    assert root["feature"] == f
+    assert root["threshold"] == pytest.approx(t, rel=1e-12)
+    parent = _impurity(y, w, criterion, n_values)
+    assert root["improvement"] == pytest.approx(parent - cost, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+@pytest.mark.parametrize("max_bins", [4, 255])
+def test_hist_root_split_equals_brute_force_over_bin_edges(criterion, max_bins):
+    X, y, yk, yr, w, n_values = _data(3, n=300, task=criterion)
+    tree, data = _stump(X, yk, yr, w, criterion, n_values, "hist", max_bins=max_bins)
+    root = tree.nodes[0]
+    cost, f, t = _brute_force(
+        X.astype(np.float64), y, w, criterion, n_values, lambda f: data.edges[f, : data.n_bins[f] - 1]
+    )
+    assert root["feature"] == f
+    assert root["threshold"] == t
+    assert root["improvement"] == pytest.approx(_impurity(y, w, criterion, n_values) - cost, rel=1e-9)
+
+
+def test_hist_small_node_path_equals_histogram_path():
+    # nodes under SMALL_NODE rows sort codes instead of building histograms:
+    # both must choose the same split, so a tree on few rows equals a stump
+    # search done with the histogram (brute force over edges).
+    for seed in range(5):
+        X, y, yk, yr, w, n_values = _data(seed, n=40, task="gini")
+        tree, data = _stump(X, yk, yr, w, "gini", n_values, "hist")
+        cost, f, t = _brute_force(
+            X.astype(np.float64), y, w, "gini", n_values, lambda f: data.edges[f, : data.n_bins[f] - 1]
+        )
+        assert (tree.nodes[0]["feature"], tree.nodes[0]["threshold"]) == (f, t)
+
+
+def test_binning_codes_agree_with_edges():
+    rng = np.random.RandomState(0)
+    X = rng.standard_t(3, size=(5000, 4)).astype(np.float32)
+    X[:, 1] = rng.randint(0, 7, size=5000)  # few distinct values
+    X[::17, 2] = np.nan
+    edges, n_bins = compute_bin_edges(X, 32)
+    codes = bin_data(X, edges, n_bins)
+    assert n_bins[1] == 7 and n_bins.max() <= 32
+    for f in range(X.shape[1]):
+        e = edges[f, : n_bins[f] - 1]
+        assert np.all(np.diff(e) > 0)
+        col = X[:, f].astype(np.float64)
+        nan = np.isnan(col)
+        assert np.all(codes[f, nan] == MISSING_BIN)
+        expected = np.searchsorted(e, col[~nan], side="left")
+        np.testing.assert_array_equal(codes[f, ~nan], expected)
+        # code <= b  <=>  x <= edge[b]
+        for b in range(0, n_bins[f] - 1, 3):
+            np.testing.assert_array_equal(codes[f, ~nan] <= b, col[~nan] <= e[b])
+    # quantile bins are roughly balanced
+    counts = np.bincount(codes[0], minlength=32)[: n_bins[0]]
+    assert counts.max() < 4 * len(X) / n_bins[0]
+
+
+def _naive_apply(tree, x):
+    k = 0
+    nodes = tree.nodes
+    while nodes["left"][k] != TREE_LEAF:
+        v = x[nodes["feature"][k]]
+        left = bool(nodes["missing_left"][k]) if np.isnan(v) else v <= nodes["threshold"][k]
+        k = nodes["left"][k] if left else nodes["right"][k]
+    return k
+
+
+@pytest.mark.parametrize("splitter", ["hist", "exact", "random"])
+def test_apply_and_decision_path_match_naive_traversal(splitter):
+    X, y, yk, yr, w, n_values = _data(1, n=400, task="gini")
+    X[::7, 2] = np.nan
+    data = prepare_data(X, splitter, 255)
+    tree = grow(data, yk, yr, w, "gini", n_values, seed=1, max_features=2)
+    leaves = tree.apply(X)
+    assert np.array_equal(leaves, [_naive_apply(tree, x) for x in X])
+    path = tree.decision_path(X).toarray()
+    assert np.all(path[np.arange(len(X)), leaves] == 1)
+    assert np.all(path[:, 0] == 1)
+    assert np.array_equal(path.sum(axis=1), tree.nodes["depth"][leaves] + 1)
+    # every training row reaches the leaf the grower put it in: leaf counts add up
+    counts = np.bincount(leaves, minlength=tree.node_count)
+    is_leaf = tree.nodes["left"] == TREE_LEAF
+    assert np.array_equal(counts[is_leaf], tree.nodes["n_samples"][is_leaf])
+
+
+def test_histogram_subtraction_gives_the_same_tree():
+    X, y, yk, yr, w, n_values = _data(2, n=3000, d=6, task="gini")
+    data = prepare_data(X, "hist", 255)
+    import forestzoo.tree._builder as builder
+
+    with_pool = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=None)
+    saved = builder._POOL_BYTES
+    try:
+        builder._POOL_BYTES = 0  # still 2 slots; force the min below
+        few_slots = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=None)
+    finally:
+        builder._POOL_BYTES = saved
+    assert with_pool.node_count > 50
+    assert np.array_equal(with_pool.nodes, few_slots.nodes)
+    np.testing.assert_allclose(with_pool.values, few_slots.values)
+
+
+def test_random_thresholds_lie_inside_the_node_range():
+    X, y, yk, yr, w, n_values = _data(4, n=500, task="gini")
+    data = prepare_data(X, "random", 255)
+    tree = grow(data, yk, yr, w, "gini", n_values, seed=5, max_features=1)
+    nodes = tree.nodes
+    path = tree.decision_path(X).toarray().astype(bool)
+    for k in np.flatnonzero(nodes["left"] != TREE_LEAF):
+        vals = X[path[:, k], nodes["feature"][k]]
+        assert vals.min() <= nodes["threshold"][k] < vals.max()
+
+
+def test_missing_values_are_sent_to_the_better_side():
+    rng = np.random.RandomState(0)
+    n = 400
+    y = rng.randint(0, 2, n)
+    X = rng.normal(size=(n, 3)).astype(np.float32)
+    X[y == 1, 0] = np.nan  # NaN itself is the signal
+    for splitter in ["hist", "exact", "random"]:
+        data = prepare_data(X, splitter, 255)
+        tree = grow(data, y.astype(np.int32), np.zeros(n), np.ones(n), "gini", 2, seed=0, max_features=None, max_depth=1)
+        assert tree.nodes[0]["feature"] == 0, splitter
+        proba = tree.predict(X)
+        # NaN rows (all of class 1) share one leaf that predicts class 1
+        assert np.all(proba[y == 1].argmax(1) == 1), splitter
+        if splitter != "random":  # a random threshold also cuts the class-0 values
+            assert np.mean(proba.argmax(1) == y) == 1.0, splitter
+
+
+def test_unseen_missing_value_goes_to_larger_child():
+    X = np.arange(10, dtype=np.float32).reshape(-1, 1)
+    y = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1], dtype=np.int32)
+    data = prepare_data(X, "exact", 255)
+    tree = grow(data, y, np.zeros(10), np.ones(10), "gini", 2, seed=0, max_features=None, max_depth=1)
+    assert tree.nodes[0]["missing_left"] == 1  # 7 rows left, 3 right
+    assert tree.predict(np.array([[np.nan]], dtype=np.float32)).argmax() == 0
+
+
+@pytest.mark.parametrize("splitter", ["hist", "exact"])
+def test_max_leaf_nodes_grows_best_first(splitter):
+    X, y, yk, yr, w, n_values = _data(6, n=500, task="gini")
+    data = prepare_data(X, splitter, 255)
+    tree = grow(data, yk, yr, w, "gini", n_values, seed=0, max_features=None, max_leaf_nodes=7)
+    assert tree.n_leaves == 7
+    # the first split is the best stump split
+    stump = grow(data, yk, yr, w, "gini", n_values, seed=0, max_features=None, max_depth=1)
+    assert tree.nodes[0]["feature"] == stump.nodes[0]["feature"]
+    assert tree.nodes[0]["threshold"] == stump.nodes[0]["threshold"]
+
+
+def test_min_samples_leaf_and_max_depth_are_respected():
+    X, y, yk, yr, w, n_values = _data(7, n=800, task="squared_error")
+    for splitter in ["hist", "exact", "random"]:
+        data = prepare_data(X, splitter, 255)
+        tree = grow(data, yk, yr, w, "squared_error", 1, seed=0, max_features=None, max_depth=6, min_samples_leaf=9)
+        leaves = tree.nodes[tree.nodes["left"] == TREE_LEAF]
+        assert leaves["n_samples"].min() >= 9
+        assert tree.max_depth <= 6
