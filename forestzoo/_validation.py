@@ -16,7 +16,7 @@ def check_fit_data(estimator, X, y, sample_weight, classification):
     Returns ``X`` as C-ordered float32 (NaN kept, inf rejected), ``y`` as a
     1-D array and ``sample_weight`` as float64 with a positive sum.
     """
-    y_shape = np.shape(y)
+    y_shape = np.asarray(y).shape if y is not None else ()
     if len(y_shape) == 2 and y_shape[1] > 1:
         raise ValueError(
             f"y has shape {y_shape}: multi-output y is not supported by {type(estimator).__name__}; "

@@ -68,7 +68,7 @@ def _is_pure(tot, criterion):
 @njit
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
-    min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, counts, cum, tmp, rec,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, counts, cum, tmp, rec,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
@@ -94,16 +94,16 @@ def find_split(
                 h = pool[slot, f]
                 if not ready:
                     build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, h)
-                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
+                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
             elif n < SMALL_NODE:
-                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
+                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
             else:
                 build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
-                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, criterion, cum, tmp, rec)
+                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
         elif splitter == EXACT:
-            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
         else:
-            ok = split_random(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, criterion, rng, miss, cum, tmp, rec)
+            ok = split_random(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, rng, miss, cum, tmp, rec)
         if ok:
             n_valid += 1
 
@@ -135,7 +135,7 @@ def _partition(Xb, Xf, splitter, idx, start, end, feature, bin_, threshold, miss
 @njit
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
-    min_samples_split, min_samples_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
+    min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -150,6 +150,7 @@ def grow_tree(
     n_values : number of classes, or 1 for regression.
     max_features : features evaluated per node (counting non-constant ones).
     max_depth, max_leaf_nodes : -1 for unlimited.
+    min_weight_leaf : least sum of weights in a leaf (``min_weight_fraction_leaf`` x total).
     rng : uint64[1] state of :mod:`.rng`.
     pool_slots : number of per-node histogram buffers kept for the
         subtraction trick (hist splitter, all features evaluated); 0 disables.
@@ -241,6 +242,7 @@ def grow_tree(
                 depth >= max_depth
                 or n < min_samples_split
                 or n < 2 * min_samples_leaf
+                or tot[1] < 2.0 * min_weight_leaf
                 or _is_pure(tot, criterion)
                 or wimp / tot[1] <= _DBL_EPS
             )
@@ -251,7 +253,7 @@ def grow_tree(
                     ready = 0
                 find_split(
                     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
-                    max_features, min_samples_leaf, feats, rng, pool, slot, ready, scratch, keys,
+                    max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys,
                     samples, miss, counts, cum, tmp, rec,
                 )
                 gain = wimp - rec[REC_COST]

@@ -32,7 +32,7 @@ from ..tree._classes import (
 
 _TREE_PARAMS = (
     "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
-    "min_impurity_decrease", "max_features", "max_leaf_nodes", "max_bins",
+    "min_weight_fraction_leaf", "min_impurity_decrease", "max_features", "max_leaf_nodes", "max_bins",
 )
 
 
@@ -134,7 +134,7 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
                 w = w * balanced_weights(yk, np.ones(n_samples), n_values)
             return grow(
                 data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
-                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
+                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
             )
 
         trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
@@ -269,7 +269,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def predict(self, X):
         """Class with the highest mean probability."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def _set_oob(self, X, y, n_draws):
         proba, seen = self._oob_mean_values(X, n_draws)

@@ -17,6 +17,7 @@ _COMMON_DOC = """
         None grows every tree until its leaves are pure or too small.
     min_samples_split : int or float, default=2
     min_samples_leaf : int or float, default=1
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
     min_impurity_decrease : float, default=0.0
     max_features : {{"sqrt", "log2"}}, int, float or None, default={max_features}
         Features drawn at every node; constant features do not count.
@@ -76,7 +77,7 @@ _REG_ATTRS = """
 
 class RandomForestClassifier(ForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="hist", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features="sqrt",
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
@@ -85,6 +86,7 @@ class RandomForestClassifier(ForestClassifier):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
@@ -101,13 +103,13 @@ class RandomForestClassifier(ForestClassifier):
 
 class ExtraTreesClassifier(RandomForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features="sqrt",
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose,
@@ -116,7 +118,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
 class RandomForestRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="hist", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features=1.0,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0):
         self.n_estimators = n_estimators
@@ -125,6 +127,7 @@ class RandomForestRegressor(ForestRegressor):
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
@@ -140,13 +143,13 @@ class RandomForestRegressor(ForestRegressor):
 
 class ExtraTreesRegressor(RandomForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_features=1.0,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose,

@@ -84,22 +84,24 @@ def table_to_nodes(table):
 
 
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
-         min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None):
+         min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
+         min_weight_fraction_leaf=0.0):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
     entry per row; the criterion decides which one is read.
     """
     crit = CRITERIA[criterion]
+    weights = weights.astype(np.float64, copy=False)
     idx = np.flatnonzero(weights > 0).astype(np.int64)
     n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
     table, values = grow_tree(
-        data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights.astype(np.float64, copy=False), idx,
+        data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx,
         n_values, crit, data.splitter, resolve_max_features(max_features, data.n_features),
         -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
-        float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
+        float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
         make_state(seed), pool_slots,
     )
     return Tree(table_to_nodes(table), values, data.n_features)

@@ -21,6 +21,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
     "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
     "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="neither")],
+    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "max_features": [
         Interval(Integral, 1, None, closed="left"),
@@ -72,12 +73,13 @@ class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
     _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
 
     def __init__(self, *, criterion, splitter, max_depth, min_samples_split, min_samples_leaf,
-                 min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state):
+                 min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
@@ -109,6 +111,7 @@ class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
         self.tree_ = grow(
             data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
             self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
+            self.min_weight_fraction_leaf,
         )
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self.n_outputs_ = 1
@@ -118,15 +121,18 @@ class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
         return self
 
     def _raw_predict(self, X):
-        return self.tree_.predict(check_predict_data(self, X))
+        X = check_predict_data(self, X)
+        return self.tree_.predict(X)
 
     def apply(self, X):
         """Index of the leaf each sample ends in, shape (n_samples,)."""
-        return self.tree_.apply(check_predict_data(self, X))
+        X = check_predict_data(self, X)
+        return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Sparse (n_samples, n_nodes) indicator of the nodes each sample visits."""
-        return self.tree_.decision_path(check_predict_data(self, X))
+        X = check_predict_data(self, X)
+        return self.tree_.decision_path(X)
 
     def get_depth(self):
         """Depth of the tree (the root alone has depth 0)."""
@@ -164,6 +170,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
     min_samples_leaf : int or float, default=1
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
     min_impurity_decrease : float, default=0.0
         A node splits only if the weighted impurity decrease, relative to the
         root's weight, is at least this.
@@ -207,11 +215,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     }
 
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, class_weight=None, random_state=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+            min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
+            min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state,
         )
@@ -228,7 +237,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def predict(self, X):
         """Most probable class of each sample."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
@@ -254,11 +264,12 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     }
 
     def __init__(self, *, criterion="squared_error", splitter="exact", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
+                 min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, random_state=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
-            min_samples_leaf=min_samples_leaf, min_impurity_decrease=min_impurity_decrease,
+            min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
+            min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state,
         )

@@ -38,10 +38,11 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
 
 
 @njit
-def evaluate(cum, miss, total, min_samples_leaf, criterion, tmp):
+def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp):
     """Cost of the best of the two candidates that put ``cum`` on the left.
 
-    ``miss`` holds the node's rows whose value is NaN: they are tried on the
+    Both children must hold at least ``min_samples_leaf`` rows and
+    ``min_weight_leaf`` weight.  ``miss`` holds the node's rows whose value is NaN: they are tried on the
     right (left = ``cum``) and, when there are any, on the left (left =
     ``cum + miss``).  Returns ``(cost, missing_left)``; the cost is +inf
     when neither candidate respects ``min_samples_leaf``.  With no NaN in the
@@ -57,6 +58,8 @@ def evaluate(cum, miss, total, min_samples_leaf, criterion, tmp):
         and n_total - n_left >= min_samples_leaf
         and cum[1] > 0.0
         and total[1] - cum[1] > 0.0
+        and cum[1] >= min_weight_leaf
+        and total[1] - cum[1] >= min_weight_leaf
     ):
         best = weighted_impurity(cum, cum, 0.0, criterion) + weighted_impurity(total, cum, -1.0, criterion)
         if miss[0] == 0.0 and n_left >= n_total - n_left:
@@ -70,6 +73,8 @@ def evaluate(cum, miss, total, min_samples_leaf, criterion, tmp):
             and n_total - n_left >= min_samples_leaf
             and tmp[1] > 0.0
             and total[1] - tmp[1] > 0.0
+            and tmp[1] >= min_weight_leaf
+            and total[1] - tmp[1] >= min_weight_leaf
         ):
             c = weighted_impurity(tmp, tmp, 0.0, criterion) + weighted_impurity(total, tmp, -1.0, criterion)
             if c < best:
@@ -79,7 +84,7 @@ def evaluate(cum, miss, total, min_samples_leaf, criterion, tmp):
 
 
 @njit
-def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, criterion, cum, tmp):
+def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp):
     """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature.
 
     ``samples[p]`` is the row of ``keys[p]``.  A candidate split lies after
@@ -99,7 +104,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, crit
             continue
         if p + 1 == m and miss[0] == 0.0:
             break
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, criterion, tmp)
+        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
         if c < best:
             best = c
             best_pos = p

@@ -16,7 +16,7 @@ def midpoint(a, b):
 
 
 @njit
-def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, criterion, keys, samples, miss, cum, tmp, rec):
+def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec):
     """Best midpoint threshold of feature ``f`` over the node; updates ``rec``."""
     m = 0
     miss[:] = 0.0
@@ -36,7 +36,7 @@ def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, cr
     sorted_samples = samples[:m][order]
     if not (sorted_keys[m - 1] > sorted_keys[0] or miss[0] > 0.0):
         return False
-    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, criterion, cum, tmp)
+    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f

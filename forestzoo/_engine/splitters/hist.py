@@ -56,7 +56,7 @@ def subtract_histogram(parent, child, n_bins):
 
 
 @njit
-def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, criterion, cum, tmp, rec):
+def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec):
     """Best split of feature ``f`` from its histogram; updates ``rec``.
 
     Returns True when the feature is not constant in the node.
@@ -76,7 +76,7 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, criterion, 
         last = cum[0] >= n_values
         if last and miss[0] == 0.0:
             break
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, criterion, tmp)
+        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
         if c < rec[REC_COST]:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
@@ -141,7 +141,7 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
 
 
 @njit
-def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec):
+def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec):
     """Same result as :func:`split_histogram` for a small node, by sorting codes."""
     m = _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
     if m == 0:
@@ -149,7 +149,7 @@ def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_
     non_constant = keys[m - 1] > keys[0] or miss[0] > 0.0
     if not non_constant:
         return False
-    cost, pos, ml = scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, criterion, cum, tmp)
+    cost, pos, ml = scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f

@@ -8,7 +8,7 @@ from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRES
 
 
 @njit
-def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, criterion, rng, miss, cum, tmp, rec):
+def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, rng, miss, cum, tmp, rec):
     """One threshold drawn uniformly in [min, max) of feature ``f`` in the node.
 
     NaN rows are tried on both sides and go where the cost is lower.
@@ -46,7 +46,7 @@ def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, c
             add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
         elif v <= thr:
             add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
-    c, ml = evaluate(cum, miss, total, min_samples_leaf, criterion, tmp)
+    c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
     if c < rec[REC_COST]:
         rec[REC_COST] = c
         rec[REC_FEATURE] = f
