@@ -10,6 +10,11 @@ caching, GIL release and floating-point strictness are decided once:
 * ``fastmath=False``: split search compares sums of weights; reassociation
   would make results depend on the compiler and break reproducibility.
 * ``boundscheck=False``: kernels are tested against naive references instead.
+
+Small helpers called per row or per candidate split (statistics updates,
+the split cost, the RNG, one tree step) are declared ``inline="always"``:
+a non-inlined call that receives arrays pays reference-count updates on
+every call, which measured here as ~40 ns, several times the work itself.
 """
 
 import numba

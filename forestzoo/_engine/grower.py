@@ -50,8 +50,7 @@ def _double_rows(a):
 def _node_totals(idx, start, end, w, yk, yr, criterion, tot):
     tot[:] = 0.0
     for p in range(start, end):
-        i = idx[p]
-        add_sample(tot, 1.0, w[i], yk[i], yr[i], criterion)
+        add_sample(tot, 1.0, w[p], yk[p], yr[p], criterion)
 
 
 @njit
@@ -109,8 +108,9 @@ def find_split(
 
 
 @njit
-def _partition(Xb, Xf, splitter, idx, start, end, feature, bin_, threshold, missing_left, buf):
-    """Stable in-place partition of ``idx[start:end]``; returns the left size."""
+def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf):
+    """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
+    ``w``, ``yk``, ``yr`` that travel with it; returns the left size."""
     n_left = 0
     n_right = 0
     for p in range(start, end):
@@ -122,13 +122,23 @@ def _partition(Xb, Xf, splitter, idx, start, end, feature, bin_, threshold, miss
             v = Xf[feature, i]
             left = missing_left if np.isnan(v) else v <= threshold
         if left:
-            idx[start + n_left] = i
+            q = start + n_left
+            idx[q] = i
+            w[q] = w[p]
+            yk[q] = yk[p]
+            yr[q] = yr[p]
             n_left += 1
         else:
             buf[n_right] = i
+            wbuf[n_right] = w[p]
+            ykbuf[n_right] = yk[p]
+            yrbuf[n_right] = yr[p]
             n_right += 1
     for q in range(n_right):
         idx[start + n_left + q] = buf[q]
+        w[start + n_left + q] = wbuf[q]
+        yk[start + n_left + q] = ykbuf[q]
+        yr[start + n_left + q] = yrbuf[q]
     return n_left
 
 
@@ -147,6 +157,11 @@ def grow_tree(
     yk, yr : int32 class index / float64 target of every row (one is unused).
     w : float64 per-row weight (bootstrap count x sample_weight x class weight).
     idx : int rows with positive weight, sorted; permuted in place.
+
+    The kernels read weights and targets in node order (``w[idx]`` moved
+    along with ``idx`` at every partition), so only the feature codes are
+    gathered through ``idx``: deep nodes then touch a few cache lines
+    instead of one per row.
     n_values : number of classes, or 1 for regression.
     max_features : features evaluated per node (counting non-constant ones).
     max_depth, max_leaf_nodes : -1 for unlimited.
@@ -156,6 +171,13 @@ def grow_tree(
         subtraction trick (hist splitter, all features evaluated); 0 disables.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
+    # node-ordered copies, permuted together with idx
+    w = w[idx]
+    yk = yk[idx]
+    yr = yr[idx]
+    wbuf = np.empty_like(w)
+    ykbuf = np.empty_like(yk)
+    yrbuf = np.empty_like(yr)
     n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
     n_rows = idx.shape[0]
     if max_depth < 0:
@@ -297,7 +319,10 @@ def grow_tree(
 
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
-        n_left = _partition(Xb, Xf, splitter, idx, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml, buf)
+        n_left = _partition(
+            Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
+            buf, wbuf, ykbuf, yrbuf,
+        )
         mid = start + n_left
         table[node, COL_FEATURE] = feature
         table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]

@@ -19,7 +19,7 @@ _S11 = np.uint64(11)
 _INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit
+@njit(inline="always")
 def rng_next(state):
     """Advance ``state`` (uint64[1]) and return 64 random bits (SplitMix64)."""
     state[0] += _GOLDEN
@@ -29,13 +29,13 @@ def rng_next(state):
     return z ^ (z >> _S31)
 
 
-@njit
+@njit(inline="always")
 def rng_uniform(state):
     """A float64 uniform on [0, 1)."""
     return float(rng_next(state) >> _S11) * _INV53
 
 
-@njit
+@njit(inline="always")
 def rng_randint(state, high):
     """An integer uniform on [0, high); ``high`` must be positive."""
     r = int(rng_uniform(state) * high)

@@ -40,7 +40,7 @@ NODE_DTYPE = np.dtype(
 )
 
 
-@njit
+@njit(inline="always")
 def _step(x, nodes, k, obl_ptr, obl_feature, obl_weight):
     """Child of internal node ``k`` that ``x`` goes to."""
     nd = nodes[k]
@@ -64,7 +64,7 @@ def _step(x, nodes, k, obl_ptr, obl_feature, obl_weight):
     return nd.left if go_left else nd.right
 
 
-@njit
+@njit(inline="always")
 def _leaf_of(x, nodes, obl_ptr, obl_feature, obl_weight):
     """Row index of the leaf that the row vector ``x`` reaches."""
     k = 0

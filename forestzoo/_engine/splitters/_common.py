@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import SQUARED_ERROR, weighted_impurity
+from ..criteria import SQUARED_ERROR, children_cost
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -25,7 +25,7 @@ def reset_record(rec):
     rec[REC_COST] = INF
 
 
-@njit
+@njit(inline="always")
 def add_sample(s, sign, wi, yk_i, yr_i, criterion):
     """``s += sign * stats(one sample)``."""
     s[0] += sign
@@ -37,7 +37,7 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
         s[2 + yk_i] += sign * wi
 
 
-@njit
+@njit(inline="always")
 def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp):
     """Cost of the best of the two candidates that put ``cum`` on the left.
 
@@ -61,7 +61,7 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
         and cum[1] >= min_weight_leaf
         and total[1] - cum[1] >= min_weight_leaf
     ):
-        best = weighted_impurity(cum, cum, 0.0, criterion) + weighted_impurity(total, cum, -1.0, criterion)
+        best = children_cost(cum, total, criterion)
         if miss[0] == 0.0 and n_left >= n_total - n_left:
             ml = 1.0
     if miss[0] > 0.0:
@@ -76,7 +76,7 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
             and tmp[1] >= min_weight_leaf
             and total[1] - tmp[1] >= min_weight_leaf
         ):
-            c = weighted_impurity(tmp, tmp, 0.0, criterion) + weighted_impurity(total, tmp, -1.0, criterion)
+            c = children_cost(tmp, total, criterion)
             if c < best:
                 best = c
                 ml = 1.0
@@ -87,23 +87,50 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
 def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp):
     """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature.
 
-    ``samples[p]`` is the row of ``keys[p]``.  A candidate split lies after
-    every position whose key differs from the next one; the all-values-left
-    split (NaN rows right) is tried too when the node has NaN rows.
-    Returns ``(cost, position, missing_left)``; ``position`` is the last
-    left position, ``m - 1`` for the all-values-left split.
+    ``samples[p]`` is the node position of ``keys[p]`` (``w``, ``yk``, ``yr``
+    are node-ordered).  A candidate split lies after every position whose key
+    differs from the next one; the all-values-left split (NaN rows right) is
+    tried too when the node has NaN rows.  Returns ``(cost, position,
+    missing_left)``; ``position`` is the last left position, ``m - 1`` for the
+    all-values-left split.
+
+    For gini and entropy a boundary between two groups of equal keys that
+    hold the same single class is never better than the nearest boundary
+    where the class changes: along a run of one class the children's weighted
+    impurity is concave (Fayyad & Irani 1992, boundary points).  Those
+    boundaries are skipped when no leaf-size constraint could make an
+    interior cut the only feasible one.
     """
     cum[:] = 0.0
     best = INF
     best_pos = -1
     best_ml = 0.0
+    prune = criterion != SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0
+    group_class = -1  # class shared by every row of the current key group, -2 if mixed
     for p in range(m):
         i = samples[p]
         add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
+        if prune:
+            if p == 0 or keys[p] > keys[p - 1]:
+                group_class = yk[i]
+            elif yk[i] != group_class:
+                group_class = -2
         if p + 1 < m and keys[p + 1] <= keys[p]:
             continue
-        if p + 1 == m and miss[0] == 0.0:
-            break
+        if p + 1 == m:
+            if miss[0] == 0.0:
+                break
+        elif prune and group_class >= 0:
+            # skip when the next key group holds only group_class too
+            q = p + 1
+            same = True
+            while q < m and keys[q] == keys[p + 1]:
+                if yk[samples[q]] != group_class:
+                    same = False
+                    break
+                q += 1
+            if same:
+                continue
         c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
         if c < best:
             best = c

@@ -6,7 +6,7 @@ from ..._jit import njit
 from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, scan_sorted
 
 
-@njit
+@njit(inline="always")
 def midpoint(a, b):
     """Threshold between two consecutive distinct values; never rounds onto ``b``."""
     t = 0.5 * (a + b)
@@ -24,10 +24,10 @@ def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, mi
         i = idx[p]
         v = xcol[i]
         if np.isnan(v):
-            add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
         else:
             keys[m] = v
-            samples[m] = i
+            samples[m] = p
             m += 1
     if m == 0:
         return False

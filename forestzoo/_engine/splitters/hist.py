@@ -27,20 +27,20 @@ def build_histogram(codes, idx, start, end, w, yk, yr, n_bins, criterion, hist):
         for p in range(start, end):
             i = idx[p]
             b = codes[i]
-            wi = w[i]
-            wy = wi * yr[i]
+            wi = w[p]
+            wy = wi * yr[p]
             hist[b, 0] += 1.0
             hist[b, 1] += wi
             hist[b, 2] += wy
-            hist[b, 3] += wy * yr[i]
+            hist[b, 3] += wy * yr[p]
     else:
         for p in range(start, end):
             i = idx[p]
             b = codes[i]
-            wi = w[i]
+            wi = w[p]
             hist[b, 0] += 1.0
             hist[b, 1] += wi
-            hist[b, 2 + yk[i]] += wi
+            hist[b, 2 + yk[p]] += wi
 
 
 @njit
@@ -107,7 +107,7 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
             i = idx[p]
             c = codes[i]
             if c == MISSING_BIN:
-                add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+                add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
                 continue
             q = m
             while q > 0 and keys[q - 1] > c:
@@ -115,7 +115,7 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
                 samples[q] = samples[q - 1]
                 q -= 1
             keys[q] = c
-            samples[q] = i
+            samples[q] = p
             m += 1
         return m
     counts[:] = 0
@@ -131,12 +131,12 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
         i = idx[p]
         c = codes[i]
         if c == MISSING_BIN:
-            add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
             continue
         q = counts[c]
         counts[c] = q + 1
         keys[q] = c
-        samples[q] = i
+        samples[q] = p
     return acc
 
 

@@ -13,6 +13,8 @@ def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, m
 
     NaN rows are tried on both sides and go where the cost is lower.
     Returns True when the feature is not constant in the node.
+    (Gathering the values into a contiguous buffer on the first pass was
+    measured slower than reading ``xcol`` through ``idx`` twice.)
     """
     lo = np.inf
     hi = -np.inf
@@ -22,11 +24,11 @@ def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, m
             lo = v
         if v > hi:
             hi = v
-    n_nan = 0
     if hi < lo:  # every value is NaN
         return False
     if hi <= lo:
         # constant values; still splittable if some rows are NaN
+        n_nan = 0
         for p in range(start, end):
             if np.isnan(xcol[idx[p]]):
                 n_nan += 1
@@ -40,12 +42,11 @@ def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, m
     cum[:] = 0.0
     miss[:] = 0.0
     for p in range(start, end):
-        i = idx[p]
-        v = xcol[i]
-        if np.isnan(v):
-            add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
-        elif v <= thr:
-            add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
+        v = xcol[idx[p]]
+        if v <= thr:
+            add_sample(cum, 1.0, w[p], yk[p], yr[p], criterion)
+        elif np.isnan(v):
+            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
     c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
     if c < rec[REC_COST]:
         rec[REC_COST] = c
