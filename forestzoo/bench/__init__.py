@@ -10,7 +10,7 @@ The ``forestzoo bench`` command (``forestzoo.bench.cli``) is a thin layer over
 
 from .registry import MODELS, ModelSpec, make_model, register_model
 from .report import average_ranks, format_report
-from .runner import DEFAULT_DATASETS, DEFAULT_MODELS, FoldResult, run_benchmark
+from .runner import DEFAULT_DATASETS, DEFAULT_MODELS, FoldResult, load_suite, run_benchmark
 
 __all__ = [
     "DEFAULT_DATASETS",
@@ -20,6 +20,7 @@ __all__ = [
     "ModelSpec",
     "average_ranks",
     "format_report",
+    "load_suite",
     "make_model",
     "register_model",
     "run_benchmark",

@@ -103,16 +103,21 @@ class _Progress:
             self._scores = []
 
 
-def _bench(args, parser):
+def _bench(args):
     from .report import format_report
-    from .runner import run_benchmark
+    from .runner import load_suite, run_benchmark
 
+    try:
+        data = load_suite(args.datasets, args.models, args.cv, args.data_home)
+    except (ValueError, FileNotFoundError) as exc:  # bad input: a message, no traceback
+        print(f"forestzoo: error: {exc}", file=sys.stderr)
+        return 1 if isinstance(exc, FileNotFoundError) else 2
     total = len(args.datasets) * len(args.models) * args.cv
     with _Progress(total, args.cv, enabled=not args.no_progress) as progress:
         results = run_benchmark(
             args.datasets, args.models, n_estimators=args.n_estimators, cv=args.cv,
             n_jobs=args.n_jobs, random_state=args.random_state, data_home=args.data_home,
-            on_result=progress.update,
+            on_result=progress.update, data=data,
         )
     title = (f"forestzoo bench: {args.n_estimators} trees, {args.cv}-fold stratified CV, "
              f"n_jobs={args.n_jobs}, random_state={args.random_state}, "
@@ -143,12 +148,8 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 2
-    try:
-        if args.command == "bench":
-            return _bench(args, parser)
-        if args.command == "datasets":
-            return _list_datasets()
-        return _list_models()
-    except (ValueError, FileNotFoundError) as exc:  # bad names, missing data: no traceback
-        print(f"forestzoo: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ValueError) else 1
+    if args.command == "bench":
+        return _bench(args)
+    if args.command == "datasets":
+        return _list_datasets()
+    return _list_models()

@@ -26,7 +26,7 @@ def summarize(results):
     datasets = _ordered(r.dataset for r in results)
     models = _ordered(r.model for r in results)
     shape = (len(datasets), len(models))
-    acc_mean, acc_std, fit_mean = np.full(shape, np.nan), np.full(shape, np.nan), np.full(shape, np.nan)
+    acc_mean, acc_std, fit_mean = (np.full(shape, np.nan) for _ in range(3))
     for i, d in enumerate(datasets):
         for j, m in enumerate(models):
             rows = [r for r in results if r.dataset == d and r.model == m]

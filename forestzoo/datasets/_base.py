@@ -73,13 +73,14 @@ def _sha256(path):
     return digest.hexdigest()
 
 
-def _check_sha256(path, expected):
+def _check_sha256(path, expected, source=None):
     actual = _sha256(path)
     if actual != expected:
+        wanted = f"the file from {source}" if source else "the file forestzoo was built with"
         raise ValueError(
-            f"The file {path} does not match the recorded checksum "
-            f"(sha256 {actual}, expected {expected}). It is corrupt or a different "
-            f"version; replace it with the file named in forestzoo's dataset registry."
+            f"The file {path} does not match the recorded checksum (sha256 {actual}, "
+            f"expected {expected}); it is corrupt or another version. Replace it with "
+            f"{wanted}."
         )
 
 
@@ -100,22 +101,28 @@ def _load_bundled(info):
             raise FileNotFoundError(
                 f"The bundled file for {info.name!r} is missing from the installed "
                 f"package ({local}); reinstall forestzoo.")
-        _check_sha256(local, info.bundle_sha256)
+        _check_sha256(local, info.bundle_sha256)  # a damaged install, not user data
         X, labels, _ = read_table(local, CANONICAL)
     return X, labels
 
 
 def _load_from_dir(info, home, split):
-    files = [f for f in info.files if split is None or f.split == split]
+    # Every file is read, even for one split, so that text labels get the same
+    # codes whichever part is loaded.
     parts = []
-    for file in files:
+    for file in info.files:
         path = None if home is None else home / file.name
         if path is None or not path.is_file():
             raise _missing_file_error(info, file, home)
-        _check_sha256(path, file.sha256)
+        _check_sha256(path, file.sha256, info.source)
         X, labels, _ = read_table(path, info.fmt)
-        parts.append((X, labels))
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+        parts.append((X, labels, np.full(len(X), file.split)))
+    X, labels, part = (np.concatenate(arrays) for arrays in zip(*parts))
+    y = encode_target(labels, info.task)
+    if split is None:
+        return X, y
+    keep = part == split
+    return np.ascontiguousarray(X[keep]), y[keep]
 
 
 def load_dataset(name, data_home=None, split=None):
@@ -161,6 +168,5 @@ def load_dataset(name, data_home=None, split=None):
         raise ValueError(f"Dataset {name!r} has no split {split!r}; accepted: {accepted}.")
     if info.bundled:
         X, labels = _load_bundled(info)
-    else:
-        X, labels = _load_from_dir(info, get_data_home(data_home), split)
-    return X, encode_target(labels, info.task)
+        return X, encode_target(labels, info.task)
+    return _load_from_dir(info, get_data_home(data_home), split)

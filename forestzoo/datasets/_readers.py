@@ -88,7 +88,7 @@ def read_table(path, fmt):
         raise ValueError(f"{path}: a feature column is not numeric ({exc}).") from None
     names = None
     if header is not None and len(header) == width:
-        names = [header[j].replace(",", ";") for j in keep]
+        names = [header[j] for j in keep]
     return X, table[:, target], names
 
 
@@ -121,7 +121,8 @@ def write_canonical(path, X, y, feature_names=None):
     The gzip header carries no time stamp or file name, so the bytes (and the
     recorded sha256) depend on the data only.
     """
-    names = feature_names or [f"x{j}" for j in range(X.shape[1])]
+    names = [n.replace(",", ";") for n in feature_names or []] or [
+        f"x{j}" for j in range(X.shape[1])]
     out = io.StringIO()
     out.write(",".join(list(names) + ["target"]) + "\n")
     for row, target in zip(X, y):

@@ -9,21 +9,19 @@ GIL) from per-tree seeds drawn up front, so the forest is the same for any
 """
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from scipy.sparse import hstack as sparse_hstack
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
-from sklearn.metrics import accuracy_score, r2_score
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
 from .._engine.tree import accumulate_tree, apply_tree
-from .._validation import check_fit_data, check_predict_data
+from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
@@ -74,7 +72,7 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
         **TREE_PARAMETER_CONSTRAINTS,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "bootstrap": ["boolean"],
-        "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
         "oob_score": ["boolean"],
         "warm_start": ["boolean"],
         "n_jobs": [Integral, None],
@@ -97,6 +95,10 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
         -------
         self
         """
+        with keep_state_on_error(self):
+            return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         if not self.bootstrap and (self.oob_score or self.max_samples is not None):
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
@@ -210,7 +212,9 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
         paths = [e.tree_.decision_path(X) for e in self.estimators_]
         n_nodes_ptr = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum([p.shape[1] for p in paths], out=n_nodes_ptr[1:])
-        return sparse_hstack(paths).tocsr(), n_nodes_ptr
+        from scipy.sparse import hstack
+
+        return hstack(paths).tocsr(), n_nodes_ptr
 
     @property
     def feature_importances_(self):
@@ -273,6 +277,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         return self.classes_[np.argmax(proba, axis=1)]
 
     def _set_oob(self, X, y, n_draws):
+        from sklearn.metrics import accuracy_score  # deferred: keeps `import forestzoo` fast
+
         proba, seen = self._oob_mean_values(X, n_draws)
         self.oob_decision_function_ = proba
         self.oob_score_ = accuracy_score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)])
@@ -292,6 +298,8 @@ class ForestRegressor(RegressorMixin, BaseForest):
         return self._mean_values(check_predict_data(self, X))[:, 0]
 
     def _set_oob(self, X, y, n_draws):
+        from sklearn.metrics import r2_score  # deferred: keeps `import forestzoo` fast
+
         pred, seen = self._oob_mean_values(X, n_draws)
         self.oob_prediction_ = pred[:, 0]
         self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])

@@ -5,13 +5,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.binning import MAX_BINS
 from .._engine.splitters import SPLITTERS
-from .._validation import check_fit_data, check_predict_data
+from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ._builder import grow, prepare_data, resolve_max_features
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -19,13 +19,13 @@ _MAX_SEED = np.iinfo(np.int32).max
 TREE_PARAMETER_CONSTRAINTS = {
     "splitter": [StrOptions(set(SPLITTERS))],
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(Real, 0.0, 1.0, closed="right")],
-    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(Real, 0.0, 1.0, closed="neither")],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
     "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
     "max_features": [
         Interval(Integral, 1, None, closed="left"),
-        Interval(Real, 0.0, 1.0, closed="right"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
         StrOptions({"sqrt", "log2"}),
         None,
     ],
@@ -100,6 +100,10 @@ class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
         -------
         self
         """
+        with keep_state_on_error(self):
+            return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         yk, yr, n_values, classes = self._encode_target(y)
         class_weight = getattr(self, "class_weight", None)
