@@ -110,30 +110,36 @@ def find_split(
 @njit
 def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
-    ``w``, ``yk``, ``yr`` that travel with it; returns the left size."""
+    ``w``, ``yk``, ``yr`` that travel with it; returns the left size.
+
+    Branch-free: every row is written to both its left slot (in place, at or
+    before the row being read) and its right slot (in ``buf``), and only the
+    matching counter advances.
+    """
     n_left = 0
     n_right = 0
     for p in range(start, end):
         i = idx[p]
         if splitter == HIST:
             c = Xb[feature, i]
-            left = missing_left if c == MISSING_BIN else c <= bin_
+            left = (c <= bin_) if c != MISSING_BIN else missing_left
         else:
             v = Xf[feature, i]
-            left = missing_left if np.isnan(v) else v <= threshold
-        if left:
-            q = start + n_left
-            idx[q] = i
-            w[q] = w[p]
-            yk[q] = yk[p]
-            yr[q] = yr[p]
-            n_left += 1
-        else:
-            buf[n_right] = i
-            wbuf[n_right] = w[p]
-            ykbuf[n_right] = yk[p]
-            yrbuf[n_right] = yr[p]
-            n_right += 1
+            left = (v <= threshold) or (missing_left and v != v)
+        wp = w[p]
+        ykp = yk[p]
+        yrp = yr[p]
+        q = start + n_left
+        idx[q] = i
+        w[q] = wp
+        yk[q] = ykp
+        yr[q] = yrp
+        buf[n_right] = i
+        wbuf[n_right] = wp
+        ykbuf[n_right] = ykp
+        yrbuf[n_right] = yrp
+        n_left += left
+        n_right += 1 - left
     for q in range(n_right):
         idx[start + n_left + q] = buf[q]
         w[start + n_left + q] = wbuf[q]

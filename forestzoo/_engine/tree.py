@@ -30,46 +30,52 @@ NODE_DTYPE = np.dtype(
         ("feature", np.int32),  # split feature of an axis-aligned node; -1 for leaves and oblique nodes
         ("oblique", np.int32),  # row in the oblique side arrays; -1 when the split is axis-aligned
         ("threshold", np.float64),  # go left when x[feature] (or the projection) <= threshold
-        ("missing_left", np.uint8),  # 1: a NaN value goes left; 0: it goes right
         ("depth", np.int32),  # depth of the node, the root has depth 0
         ("n_samples", np.int32),  # distinct training rows that reached the node (bootstrap copies count once)
         ("weighted_n_samples", np.float64),  # sum of the sample weights of those rows
         ("impurity", np.float64),  # weighted impurity of the node under the fitting criterion
         ("improvement", np.float64),  # weighted impurity decrease of the split (0 for leaves), for MDI
-    ]
+        ("missing_left", np.uint8),  # 1: a NaN value goes left; 0: it goes right
+    ],
+    align=True,  # naturally aligned fields: the predictor's loads stay single instructions
 )
 
 
+@njit
+def _oblique_side(X, i, j, missing_left, threshold, obl_ptr, obl_feature, obl_weight):
+    """True when row ``i`` goes left at an oblique node (side-array row ``j``)."""
+    s = 0.0
+    for q in range(obl_ptr[j], obl_ptr[j + 1]):
+        xv = X[i, obl_feature[q]]
+        if np.isnan(xv):
+            return missing_left == 1
+        s += obl_weight[q] * xv
+    return s <= threshold
+
+
 @njit(inline="always")
-def _step(x, nodes, k, obl_ptr, obl_feature, obl_weight):
-    """Child of internal node ``k`` that ``x`` goes to."""
+def _step(X, i, nodes, k, obl_ptr, obl_feature, obl_weight):
+    """Child of internal node ``k`` that row ``i`` of ``X`` goes to."""
     nd = nodes[k]
-    j = nd.oblique
-    if j < 0:
-        v = x[nd.feature]
-        if np.isnan(v):
-            go_left = nd.missing_left == 1
-        else:
-            go_left = v <= nd.threshold
-    else:
-        s = 0.0
-        has_nan = False
-        for q in range(obl_ptr[j], obl_ptr[j + 1]):
-            xv = x[obl_feature[q]]
-            if np.isnan(xv):
-                has_nan = True
-                break
-            s += obl_weight[q] * xv
-        go_left = (nd.missing_left == 1) if has_nan else (s <= nd.threshold)
-    return nd.left if go_left else nd.right
+    f = nd.feature
+    if f >= 0:
+        v = X[i, f]
+        if v <= nd.threshold:
+            return nd.left
+        if np.isnan(v) and nd.missing_left == 1:
+            return nd.left
+        return nd.right
+    if _oblique_side(X, i, nd.oblique, nd.missing_left, nd.threshold, obl_ptr, obl_feature, obl_weight):
+        return nd.left
+    return nd.right
 
 
 @njit(inline="always")
-def _leaf_of(x, nodes, obl_ptr, obl_feature, obl_weight):
-    """Row index of the leaf that the row vector ``x`` reaches."""
+def _leaf_of(X, i, nodes, obl_ptr, obl_feature, obl_weight):
+    """Row index of the leaf that row ``i`` of ``X`` reaches."""
     k = 0
     while nodes[k].left != TREE_LEAF:
-        k = _step(x, nodes, k, obl_ptr, obl_feature, obl_weight)
+        k = _step(X, i, nodes, k, obl_ptr, obl_feature, obl_weight)
     return k
 
 
@@ -77,7 +83,7 @@ def _leaf_of(x, nodes, obl_ptr, obl_feature, obl_weight):
 def apply_tree(X, nodes, obl_ptr, obl_feature, obl_weight, out):
     """Write the leaf reached by every row of ``X`` into ``out`` (int)."""
     for i in range(X.shape[0]):
-        out[i] = _leaf_of(X[i], nodes, obl_ptr, obl_feature, obl_weight)
+        out[i] = _leaf_of(X, i, nodes, obl_ptr, obl_feature, obl_weight)
 
 
 @njit
@@ -85,7 +91,7 @@ def accumulate_tree(X, nodes, values, obl_ptr, obl_feature, obl_weight, out):
     """Add ``values[leaf(x)]`` of one tree to ``out`` for every row ``x``."""
     n_values = values.shape[1]
     for i in range(X.shape[0]):
-        leaf = _leaf_of(X[i], nodes, obl_ptr, obl_feature, obl_weight)
+        leaf = _leaf_of(X, i, nodes, obl_ptr, obl_feature, obl_weight)
         for c in range(n_values):
             out[i, c] += values[leaf, c]
 
@@ -97,7 +103,7 @@ def path_lengths(X, nodes, obl_ptr, obl_feature, obl_weight, lengths):
         k = 0
         count = 1
         while nodes[k].left != TREE_LEAF:
-            k = _step(X[i], nodes, k, obl_ptr, obl_feature, obl_weight)
+            k = _step(X, i, nodes, k, obl_ptr, obl_feature, obl_weight)
             count += 1
         lengths[i] = count
 
@@ -111,7 +117,7 @@ def fill_paths(X, nodes, obl_ptr, obl_feature, obl_weight, indptr, indices):
         indices[p] = 0
         p += 1
         while nodes[k].left != TREE_LEAF:
-            k = _step(X[i], nodes, k, obl_ptr, obl_feature, obl_weight)
+            k = _step(X, i, nodes, k, obl_ptr, obl_feature, obl_weight)
             indices[p] = k
             p += 1
 

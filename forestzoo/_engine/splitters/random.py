@@ -13,40 +13,41 @@ def split_random(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, m
 
     NaN rows are tried on both sides and go where the cost is lower.
     Returns True when the feature is not constant in the node.
-    (Gathering the values into a contiguous buffer on the first pass was
-    measured slower than reading ``xcol`` through ``idx`` twice.)
+
+    The statistics loops add each row with a 0/1 factor instead of
+    branching on ``x <= threshold``: a random threshold makes that branch a
+    coin flip, and its mispredictions measured ~3x slower here.
     """
     lo = np.inf
     hi = -np.inf
+    n_nan = 0
     for p in range(start, end):
         v = xcol[idx[p]]
         if v < lo:
             lo = v
         if v > hi:
             hi = v
-    if hi < lo:  # every value is NaN
+        n_nan += v != v
+    if n_nan == end - start:
         return False
     if hi <= lo:
-        # constant values; still splittable if some rows are NaN
-        n_nan = 0
-        for p in range(start, end):
-            if np.isnan(xcol[idx[p]]):
-                n_nan += 1
         if n_nan == 0:
             return False
-        thr = np.inf
+        thr = np.inf  # constant values: the only split is values vs NaN
     else:
         thr = lo + rng_uniform(rng) * (hi - lo)
         if thr >= hi:
             thr = lo
     cum[:] = 0.0
     miss[:] = 0.0
-    for p in range(start, end):
-        v = xcol[idx[p]]
-        if v <= thr:
-            add_sample(cum, 1.0, w[p], yk[p], yr[p], criterion)
-        elif np.isnan(v):
-            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+    if n_nan == 0:
+        for p in range(start, end):
+            add_sample(cum, 1.0 if xcol[idx[p]] <= thr else 0.0, w[p], yk[p], yr[p], criterion)
+    else:
+        for p in range(start, end):
+            v = xcol[idx[p]]
+            add_sample(cum, 1.0 if v <= thr else 0.0, w[p], yk[p], yr[p], criterion)
+            add_sample(miss, 1.0 if v != v else 0.0, w[p], yk[p], yr[p], criterion)
     c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
     if c < rec[REC_COST]:
         rec[REC_COST] = c
