@@ -1,0 +1,336 @@
+"""Determinism across n_jobs and joblib backends, warm start, OOB, importances, missing values.
+
+DESIGN.md: results are identical for any ``n_jobs`` with the same ``random_state``, and the same
+call works under a Dask joblib backend.
+"""
+
+import joblib
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import datasets
+from sklearn.base import is_classifier
+from sklearn.model_selection import train_test_split
+
+import forestzoo
+
+FOREST_NAMES = [
+    "RandomForestClassifier",
+    "RandomForestRegressor",
+    "ExtraTreesClassifier",
+    "ExtraTreesRegressor",
+]
+parametrize_forests = pytest.mark.parametrize("name", FOREST_NAMES)
+
+
+def _data(name, n_samples=300, n_features=8, seed=0):
+    if name.endswith("Classifier"):
+        return datasets.make_classification(n_samples=n_samples, n_features=n_features,
+                                            n_informative=4, n_classes=3, random_state=seed)
+    return datasets.make_regression(n_samples=n_samples, n_features=n_features,
+                                    n_informative=4, noise=5.0, random_state=seed)
+
+
+def _forest(name, **params):
+    return getattr(forestzoo, name)(**{"n_estimators": 10, "random_state": 0, **params})
+
+
+def _outputs(model, X):
+    out = {"predict": model.predict(X), "apply": model.apply(X)}
+    if is_classifier(model):
+        out["predict_proba"] = model.predict_proba(X)
+    return out
+
+
+def assert_same_outputs(a, b, X):
+    out_a, out_b = _outputs(a, X), _outputs(b, X)
+    for key in out_a:
+        assert_array_equal(out_a[key], out_b[key], err_msg=key)
+
+
+def assert_same_trees(a, b):
+    assert len(a.estimators_) == len(b.estimators_)
+    for i, (tree_a, tree_b) in enumerate(zip(a.estimators_, b.estimators_)):
+        nodes_a, nodes_b = tree_a.tree_.nodes, tree_b.tree_.nodes
+        assert nodes_a.dtype == nodes_b.dtype
+        assert nodes_a.shape == nodes_b.shape, f"tree {i}: node counts differ"
+        for field in nodes_a.dtype.names:  # per field: NaN == NaN, padding bytes ignored
+            assert_array_equal(nodes_a[field], nodes_b[field], err_msg=f"tree {i}, {field}")
+        assert_array_equal(tree_a.tree_.values, tree_b.tree_.values, err_msg=f"tree {i}")
+
+
+def _trees_differ(a, b):
+    for tree_a, tree_b in zip(a.estimators_, b.estimators_):
+        nodes_a, nodes_b = tree_a.tree_.nodes, tree_b.tree_.nodes
+        if nodes_a.shape != nodes_b.shape:
+            return True
+        for field in nodes_a.dtype.names:
+            if not np.array_equal(nodes_a[field], nodes_b[field], equal_nan=True):
+                return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# determinism
+
+
+@parametrize_forests
+def test_n_jobs_does_not_change_the_model(name):
+    X, y = _data(name)
+    serial = _forest(name, n_jobs=1).fit(X, y)
+    threaded = _forest(name, n_jobs=2).fit(X, y)
+    assert_same_trees(serial, threaded)
+    assert_same_outputs(serial, threaded, X)
+    # Prediction itself may run on threads too.
+    threaded.set_params(n_jobs=1)
+    assert_same_outputs(serial, threaded, X)
+
+
+@parametrize_forests
+def test_refit_with_same_seed_is_identical(name):
+    X, y = _data(name)
+    model = _forest(name, n_jobs=2).fit(X, y)
+    first = _outputs(model, X)
+    first_trees = [(t.tree_.nodes.copy(), t.tree_.values.copy()) for t in model.estimators_]
+    model.fit(X, y)
+    for key, value in _outputs(model, X).items():
+        assert_array_equal(value, first[key], err_msg=key)
+    again = _forest(name, n_jobs=2).fit(X, y)
+    assert_same_trees(model, again)
+    for (nodes, values), tree in zip(first_trees, model.estimators_):
+        for field in nodes.dtype.names:
+            assert_array_equal(tree.tree_.nodes[field], nodes[field])
+        assert_array_equal(tree.tree_.values, values)
+
+
+@parametrize_forests
+def test_different_seeds_give_different_forests(name):
+    X, y = _data(name)
+    X_new, _ = _data(name, seed=1)  # unseen points: fully grown trees all agree on X itself
+    a = _forest(name, random_state=0).fit(X, y)
+    b = _forest(name, random_state=1).fit(X, y)
+    assert _trees_differ(a, b)
+    if is_classifier(a):
+        assert not np.array_equal(a.predict_proba(X_new), b.predict_proba(X_new))
+    else:
+        assert not np.array_equal(a.predict(X_new), b.predict(X_new))
+
+
+@parametrize_forests
+def test_random_state_instance_is_not_reused_across_fits(name):
+    # sklearn semantics: a RandomState instance advances, so two fits differ.
+    X, y = _data(name)
+    model = _forest(name, random_state=np.random.RandomState(0))
+    first = model.fit(X, y).predict(X)
+    first_trees = [t.tree_.nodes.copy() for t in model.estimators_]
+    model.fit(X, y)
+    changed = any(
+        t.tree_.nodes.shape != nodes.shape
+        or not all(np.array_equal(t.tree_.nodes[f], nodes[f], equal_nan=True)
+                   for f in nodes.dtype.names)
+        for t, nodes in zip(model.estimators_, first_trees)
+    )
+    assert changed or not np.array_equal(first, model.predict(X))
+
+
+@parametrize_forests
+def test_dask_backend_matches_serial_fit(name):
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    X, y = _data(name)
+    serial = _forest(name, n_jobs=1).fit(X, y)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+            on_dask = _forest(name, n_jobs=-1).fit(X, y)
+            dask_outputs = _outputs(on_dask, X)
+    assert len(ts.data) > 0, "the fit did not run on the Dask cluster"
+    for key, value in _outputs(serial, X).items():
+        assert_array_equal(dask_outputs[key], value, err_msg=key)
+    assert_same_trees(serial, on_dask)
+
+
+# ---------------------------------------------------------------------------------------------
+# warm start
+
+
+@parametrize_forests
+def test_warm_start_equals_fitting_all_at_once(name):
+    X, y = _data(name)
+    at_once = _forest(name, n_estimators=12).fit(X, y)
+    grown = _forest(name, n_estimators=5, warm_start=True).fit(X, y)
+    grown.set_params(n_estimators=12).fit(X, y)
+    assert len(grown.estimators_) == 12
+    assert_same_trees(at_once, grown)
+    assert_same_outputs(at_once, grown, X)
+
+
+@parametrize_forests
+def test_warm_start_without_new_trees_changes_nothing(name):
+    X, y = _data(name)
+    model = _forest(name, n_estimators=5, warm_start=True).fit(X, y)
+    before = _outputs(model, X)
+    with pytest.warns(UserWarning):
+        model.fit(X, y)
+    assert len(model.estimators_) == 5
+    for key, value in _outputs(model, X).items():
+        assert_array_equal(value, before[key], err_msg=key)
+
+
+# ---------------------------------------------------------------------------------------------
+# out-of-bag estimates
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "ExtraTreesClassifier"])
+def test_oob_score_estimates_held_out_accuracy(name):
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,
+                                                        random_state=0)
+    model = _forest(name, n_estimators=100, oob_score=True, bootstrap=True, n_jobs=2)
+    model.fit(X_train, y_train)
+    held_out = model.score(X_test, y_test)
+    assert abs(model.oob_score_ - held_out) <= 0.05, (model.oob_score_, held_out)
+
+    oob = model.oob_decision_function_
+    assert oob.shape == (len(y_train), 2)
+    assert np.all(np.isfinite(oob)), "with 100 trees every sample is out of bag at least once"
+    assert_allclose(oob.sum(axis=1), 1.0)
+    assert model.oob_score_ == pytest.approx(np.mean(model.classes_[oob.argmax(axis=1)] == y_train))
+
+
+@pytest.mark.parametrize("name", ["RandomForestRegressor", "ExtraTreesRegressor"])
+def test_oob_prediction_estimates_held_out_r2(name):
+    X, y = datasets.make_regression(n_samples=1000, n_features=10, noise=10, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    model = _forest(name, n_estimators=100, oob_score=True, bootstrap=True, n_jobs=2)
+    model.fit(X_train, y_train)
+    held_out = model.score(X_test, y_test)
+    assert abs(model.oob_score_ - held_out) <= 0.05, (model.oob_score_, held_out)
+    assert model.oob_prediction_.shape == (len(y_train),)
+    residual = np.sum((y_train - model.oob_prediction_) ** 2)
+    total = np.sum((y_train - y_train.mean()) ** 2)
+    assert model.oob_score_ == pytest.approx(1 - residual / total)
+
+
+# ---------------------------------------------------------------------------------------------
+# feature importances
+
+
+@pytest.mark.parametrize("name", FOREST_NAMES + ["DecisionTreeClassifier",
+                                                 "DecisionTreeRegressor"])
+def test_feature_importances_are_a_distribution_favouring_informative_features(name):
+    # shuffle=False puts the informative features first; the rest are pure noise.
+    n_informative = 3
+    if name.endswith("Classifier"):
+        X, y = datasets.make_classification(n_samples=500, n_features=10,
+                                            n_informative=n_informative, n_redundant=0,
+                                            shuffle=False, random_state=0)
+    else:
+        X, y = datasets.make_regression(n_samples=500, n_features=10,
+                                        n_informative=n_informative, shuffle=False,
+                                        noise=1.0, random_state=0)
+    params = {"random_state": 0}
+    if "Tree" not in name or "Trees" in name:
+        params["n_estimators"] = 50
+    model = getattr(forestzoo, name)(**params).fit(X, y)
+    importances = model.feature_importances_
+    assert importances.shape == (X.shape[1],)
+    assert np.all(importances >= 0)
+    assert importances.sum() == pytest.approx(1.0)
+    assert importances[:n_informative].min() > importances[n_informative:].max()
+
+
+# ---------------------------------------------------------------------------------------------
+# missing values
+
+
+def _missing_means_class_one(n_samples=600, seed=0):
+    """Feature 0 is NaN exactly for class 1; every observed value is noise."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_samples, 5))
+    y = rng.randint(0, 2, size=n_samples)
+    X[y == 1, 0] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("name, params", [
+    ("DecisionTreeClassifier", {"splitter": "hist"}),
+    ("DecisionTreeClassifier", {"splitter": "exact"}),
+    ("DecisionTreeClassifier", {"splitter": "random"}),
+    ("RandomForestClassifier", {"splitter": "hist"}),
+    ("RandomForestClassifier", {"splitter": "exact"}),
+    ("ExtraTreesClassifier", {}),
+], ids=lambda p: p if isinstance(p, str) else ",".join(f"{k}={v}" for k, v in p.items()))
+def test_missingness_is_learned_as_a_signal(name, params):
+    X, y = _missing_means_class_one()
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, stratify=y,
+                                                        random_state=0)
+    if name != "DecisionTreeClassifier":
+        params = {**params, "n_estimators": 20}
+    model = getattr(forestzoo, name)(random_state=0, **params).fit(X_train, y_train)
+    assert model.score(X_test, y_test) > 0.95
+
+    # Rows with NaN predict (as class 1), also when every feature is missing.
+    nan_rows = np.full((3, X.shape[1]), np.nan)
+    nan_rows[0, 1:] = 0.0
+    proba = model.predict_proba(nan_rows)
+    assert np.all(np.isfinite(proba))
+    assert_array_equal(model.predict(nan_rows[:1]), [1])
+
+
+@pytest.mark.parametrize("name", ["RandomForestRegressor", "ExtraTreesRegressor",
+                                  "DecisionTreeRegressor"])
+def test_missingness_is_learned_in_regression(name):
+    X, y_class = _missing_means_class_one()
+    y = 10.0 * y_class
+    params = {"random_state": 0}
+    if "Trees" in name or "Forest" in name:
+        params["n_estimators"] = 20
+    model = getattr(forestzoo, name)(**params).fit(X, y)
+    row = np.zeros((1, X.shape[1]))
+    assert model.predict(row)[0] == pytest.approx(0.0, abs=1.0)
+    row[0, 0] = np.nan
+    assert model.predict(row)[0] == pytest.approx(10.0, abs=1.0)
+
+
+@pytest.mark.parametrize("name", FOREST_NAMES + ["DecisionTreeClassifier",
+                                                 "DecisionTreeRegressor"])
+def test_nan_at_predict_in_a_feature_never_missing_in_training(name):
+    X, y = _data(name)
+    params = {"random_state": 0}
+    if "Trees" in name or "Forest" in name:
+        params["n_estimators"] = 10
+    model = getattr(forestzoo, name)(**params).fit(X, y)
+    X_nan = X[:20].copy()
+    X_nan[:, ::2] = np.nan
+    prediction = model.predict(X_nan)
+    assert prediction.shape == (20,)
+    if is_classifier(model):
+        assert set(prediction) <= set(model.classes_)
+    else:
+        assert np.all(np.isfinite(prediction))
+
+
+# ---------------------------------------------------------------------------------------------
+# apply / decision_path agree
+
+
+@parametrize_forests
+def test_apply_and_decision_path_agree(name):
+    X, y = _data(name, n_samples=100)
+    model = _forest(name, n_estimators=4).fit(X, y)
+    leaves = model.apply(X)
+    assert leaves.shape == (len(X), 4)
+    indicator, n_nodes_ptr = model.decision_path(X)
+    assert indicator.format == "csr"
+    assert n_nodes_ptr.shape == (5,)
+    assert indicator.shape == (len(X), n_nodes_ptr[-1])
+    for t, tree in enumerate(model.estimators_):
+        assert n_nodes_ptr[t + 1] - n_nodes_ptr[t] == len(tree.tree_.nodes)
+        block = indicator[:, n_nodes_ptr[t]:n_nodes_ptr[t + 1]].toarray()
+        # every path starts at the root and ends at the leaf apply() names
+        assert np.all(block[:, 0] == 1)
+        assert np.all(block[np.arange(len(X)), leaves[:, t]] == 1)
+        assert_array_equal(tree.decision_path(X).toarray(), block)
+        assert_array_equal(tree.apply(X), leaves[:, t])

@@ -1,0 +1,128 @@
+"""Accuracy parity with scikit-learn's forests on small standard datasets.
+
+Both libraries see the same splits and the same seeds; forestzoo's mean over seeds may not fall
+more than a small margin below scikit-learn's. Run with ``-s`` to print the numbers.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+from sklearn import datasets
+from sklearn import ensemble as sk_ensemble
+from sklearn.model_selection import train_test_split
+
+import forestzoo
+
+SEEDS = range(5)
+N_TREES = 100
+N_JOBS = 2
+ACCURACY_MARGIN = 0.01  # one percentage point
+R2_MARGIN = 0.01
+
+CLASSIFICATION = {
+    "breast_cancer": datasets.load_breast_cancer,
+    "digits": datasets.load_digits,
+    "iris": datasets.load_iris,
+    "wine": datasets.load_wine,
+}
+REGRESSION = {
+    "make_regression": lambda: datasets.make_regression(
+        n_samples=1000, n_features=10, noise=10, random_state=0
+    ),
+    "diabetes": datasets.load_diabetes,
+}
+FAMILIES = {
+    "RandomForest": ("RandomForestClassifier", "RandomForestRegressor"),
+    "ExtraTrees": ("ExtraTreesClassifier", "ExtraTreesRegressor"),
+}
+
+
+def _load(loader):
+    data = loader()
+    return data if isinstance(data, tuple) else (data.data, data.target)
+
+
+def _split(X, y, seed, stratify):
+    return train_test_split(X, y, test_size=0.3, random_state=seed,
+                            stratify=y if stratify else None)
+
+
+@functools.lru_cache(maxsize=None)
+def _mean_score(library, class_name, dataset):
+    """Mean test score (accuracy or R^2) over SEEDS; cached so each fit runs once per session."""
+    module = forestzoo if library == "forestzoo" else sk_ensemble
+    Estimator = getattr(module, class_name)
+    is_classification = dataset in CLASSIFICATION
+    X, y = _load((CLASSIFICATION if is_classification else REGRESSION)[dataset])
+    scores = []
+    for seed in SEEDS:
+        X_train, X_test, y_train, y_test = _split(X, y, seed, stratify=is_classification)
+        model = Estimator(n_estimators=N_TREES, n_jobs=N_JOBS, random_state=seed)
+        scores.append(model.fit(X_train, y_train).score(X_test, y_test))
+    return float(np.mean(scores))
+
+
+def _compare(family, task, dataset, margin):
+    class_name = FAMILIES[family][0 if task == "classification" else 1]
+    ours = _mean_score("forestzoo", class_name, dataset)
+    theirs = _mean_score("sklearn", class_name, dataset)
+    print(f"\n{class_name} on {dataset}: forestzoo {ours:.4f}  sklearn {theirs:.4f}  "
+          f"diff {ours - theirs:+.4f}")
+    assert ours >= theirs - margin, (
+        f"{class_name} on {dataset}: forestzoo mean {ours:.4f} < sklearn mean {theirs:.4f} "
+        f"- {margin}"
+    )
+
+
+@pytest.mark.parametrize("dataset", list(CLASSIFICATION))
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_classification_accuracy_parity(family, dataset):
+    _compare(family, "classification", dataset, ACCURACY_MARGIN)
+
+
+@pytest.mark.parametrize("dataset", list(REGRESSION))
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_regression_r2_parity(family, dataset):
+    _compare(family, "regression", dataset, R2_MARGIN)
+
+
+@pytest.mark.parametrize("splitter", ["hist", "exact", "random"])
+def test_every_splitter_learns_digits(splitter):
+    X, y = _load(datasets.load_digits)
+    X_train, X_test, y_train, y_test = _split(X, y, seed=0, stratify=True)
+    model = forestzoo.RandomForestClassifier(
+        splitter=splitter, n_estimators=N_TREES, n_jobs=N_JOBS, random_state=0
+    )
+    accuracy = model.fit(X_train, y_train).score(X_test, y_test)
+    print(f"\nRandomForestClassifier(splitter={splitter!r}) on digits: {accuracy:.4f}")
+    assert accuracy >= 0.95
+
+
+def _without_conflicting_duplicates(X, y):
+    """Drop every row whose feature vector occurs with more than one label."""
+    _, inverse = np.unique(X, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    labels_per_row = np.array([len(np.unique(y[inverse == k])) for k in range(inverse.max() + 1)])
+    keep = labels_per_row[inverse] == 1
+    return X[keep], y[keep]
+
+
+@pytest.mark.parametrize("dataset", ["make_classification", "breast_cancer", "digits"])
+def test_fully_grown_exact_tree_fits_training_data(dataset):
+    if dataset == "make_classification":
+        X, y = datasets.make_classification(n_samples=500, n_features=10, n_classes=3,
+                                            n_informative=5, flip_y=0.05, random_state=0)
+    else:
+        X, y = _load(CLASSIFICATION[dataset])
+    X, y = _without_conflicting_duplicates(X.astype(np.float32), y)
+    tree = forestzoo.DecisionTreeClassifier(splitter="exact", random_state=0).fit(X, y)
+    assert tree.score(X, y) == 1.0
+
+
+def test_fully_grown_exact_regression_tree_fits_training_data():
+    X, y = datasets.make_regression(n_samples=300, n_features=5, noise=5, random_state=0)
+    X = X.astype(np.float32)
+    assert len(np.unique(X, axis=0)) == len(X)
+    tree = forestzoo.DecisionTreeRegressor(splitter="exact", random_state=0).fit(X, y)
+    np.testing.assert_allclose(tree.predict(X), y, rtol=1e-6, atol=1e-6)
