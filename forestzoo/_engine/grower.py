@@ -192,8 +192,11 @@ def grow_tree(
 
     # scratch memory, allocated once per tree
     feats = np.arange(n_features)
-    keys = np.empty(n_rows, np.float64)
-    samples = np.empty(n_rows, idx.dtype)
+    # sort buffers: the exact splitter sorts whole nodes, hist only nodes
+    # below SMALL_NODE rows, random never
+    n_sort = n_rows if splitter == EXACT else (min(n_rows, SMALL_NODE) if splitter == HIST else 0)
+    keys = np.empty(n_sort, np.float64)
+    samples = np.empty(n_sort, idx.dtype)
     buf = np.empty(n_rows, idx.dtype)
     tot = np.empty(n_stats)
     miss = np.empty(n_stats)

@@ -39,6 +39,8 @@ def prepare_data(X, splitter, max_bins, seed=0):
     """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest."""
     code = SPLITTERS[splitter]
     n_samples, n_features = X.shape
+    if n_samples >= 2**31 - 1:
+        raise ValueError(f"X has {n_samples} rows; forestzoo trees index rows with int32 (< 2**31 - 1).")
     if code == HIST:
         edges, n_bins = compute_bin_edges(X, max_bins, seed=seed)
         Xb = bin_data(X, edges, n_bins)
@@ -93,7 +95,8 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     """
     crit = CRITERIA[criterion]
     weights = weights.astype(np.float64, copy=False)
-    idx = np.flatnonzero(weights > 0).astype(np.int64)
+    # unsigned: numba then skips the negative-index test on every gather X[f, idx[p]]
+    idx = np.flatnonzero(weights > 0).astype(np.uint32)
     n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
