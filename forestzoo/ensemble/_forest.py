@@ -165,27 +165,27 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
     def _mean_values(self, X, trees=None):
         """Average over trees of the leaf values.
 
-        Threads take disjoint groups of trees and each sweeps all rows into its
-        own buffer: one tree's nodes then stay in cache for every row (row
-        chunks that revisit every tree measured 1.5x slower on deep trees).
+        Each thread takes one large block of rows and sweeps every tree over
+        it, in tree order: a tree's nodes stay in cache for thousands of rows,
+        and every row sums its trees in the same order whatever ``n_jobs`` is,
+        so predictions are bit-identical across ``n_jobs``.
         """
         trees = [e.tree_ for e in self.estimators_] if trees is None else trees
         n_values = trees[0].values.shape[1]
-        n_jobs = max(1, min(effective_n_jobs(self.n_jobs), len(trees)))
-        groups = [trees[g::n_jobs] for g in range(n_jobs)]
+        out = np.zeros((X.shape[0], n_values), dtype=np.float64)
+        n_blocks = max(1, min(effective_n_jobs(self.n_jobs), X.shape[0] // 4096))
+        bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(np.intp)
 
-        def run(group):
-            out = np.zeros((X.shape[0], n_values), dtype=np.float64)
-            for t in group:
-                accumulate_tree(X, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, out)
-            return out
+        def run(a, b):
+            block = out[a:b]  # a view: each thread writes its own rows
+            for t in trees:
+                accumulate_tree(X[a:b], t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, block)
 
-        parts = Parallel(n_jobs=n_jobs, require="sharedmem")(delayed(run)(g) for g in groups)
-        total = parts[0]
-        for part in parts[1:]:
-            total += part
-        total /= len(trees)
-        return total
+        Parallel(n_jobs=n_blocks, require="sharedmem")(
+            delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
+        )
+        out /= len(trees)
+        return out
 
     def apply(self, X):
         """Leaf index of every sample in every tree, shape (n_samples, n_estimators)."""
