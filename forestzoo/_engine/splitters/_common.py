@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import SQUARED_ERROR, children_cost
+from ..criteria import GINI, SQUARED_ERROR, children_cost
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -38,44 +38,42 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
 
 
 @njit(inline="always")
+def feasible(n_left, w_left, total, min_samples_leaf, min_weight_leaf):
+    """Whether both children respect the leaf-size constraints."""
+    n_right = total[0] - n_left
+    w_right = total[1] - w_left
+    return (
+        n_left >= min_samples_leaf
+        and n_right >= min_samples_leaf
+        and w_left > 0.0
+        and w_right > 0.0
+        and w_left >= min_weight_leaf
+        and w_right >= min_weight_leaf
+    )
+
+
+@njit(inline="always")
 def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp):
     """Cost of the best of the two candidates that put ``cum`` on the left.
 
     Both children must hold at least ``min_samples_leaf`` rows and
-    ``min_weight_leaf`` weight.  ``miss`` holds the node's rows whose value is NaN: they are tried on the
-    right (left = ``cum``) and, when there are any, on the left (left =
-    ``cum + miss``).  Returns ``(cost, missing_left)``; the cost is +inf
-    when neither candidate respects ``min_samples_leaf``.  With no NaN in the
-    node, ``missing_left`` records the side with more rows, where a NaN met
-    only at prediction time will go.
+    ``min_weight_leaf`` weight.  ``miss`` holds the node's rows whose value
+    is NaN: they are tried on the right (left = ``cum``) and, when there are
+    any, on the left (left = ``cum + miss``).  Returns ``(cost,
+    missing_left)``; the cost is +inf when neither candidate is feasible.
+    With no NaN in the node, ``missing_left`` records the side with more
+    rows, where a NaN met only at prediction time will go.
     """
     best = INF
     ml = 0.0
-    n_total = total[0]
-    n_left = cum[0]
-    if (
-        n_left >= min_samples_leaf
-        and n_total - n_left >= min_samples_leaf
-        and cum[1] > 0.0
-        and total[1] - cum[1] > 0.0
-        and cum[1] >= min_weight_leaf
-        and total[1] - cum[1] >= min_weight_leaf
-    ):
+    if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf):
         best = children_cost(cum, total, criterion)
-        if miss[0] == 0.0 and n_left >= n_total - n_left:
+        if miss[0] == 0.0 and cum[0] >= total[0] - cum[0]:
             ml = 1.0
     if miss[0] > 0.0:
         for k in range(tmp.shape[0]):
             tmp[k] = cum[k] + miss[k]
-        n_left = tmp[0]
-        if (
-            n_left >= min_samples_leaf
-            and n_total - n_left >= min_samples_leaf
-            and tmp[1] > 0.0
-            and total[1] - tmp[1] > 0.0
-            and tmp[1] >= min_weight_leaf
-            and total[1] - tmp[1] >= min_weight_leaf
-        ):
+        if feasible(tmp[0], tmp[1], total, min_samples_leaf, min_weight_leaf):
             c = children_cost(tmp, total, criterion)
             if c < best:
                 best = c
@@ -100,8 +98,19 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     impurity is concave (Fayyad & Irani 1992, boundary points).  Those
     boundaries are skipped when no leaf-size constraint could make an
     interior cut the only feasible one.
+
+    For gini with no NaN rows, the children's sums of squared class weights
+    are updated per row (adding weight ``w`` to a class count ``c`` adds
+    ``w * (2c + w)`` to its square), so a boundary costs O(1) instead of
+    O(n_classes): the scan stays linear in the node size for many classes.
     """
     cum[:] = 0.0
+    incremental = criterion == GINI and miss[0] == 0.0
+    sq_left = 0.0
+    sq_right = 0.0
+    if incremental:
+        for k in range(2, total.shape[0]):
+            sq_right += total[k] * total[k]
     best = INF
     best_pos = -1
     best_ml = 0.0
@@ -109,6 +118,11 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     group_class = -1  # class shared by every row of the current key group, -2 if mixed
     for p in range(m):
         i = samples[p]
+        if incremental:
+            wi = w[i]
+            c_left = cum[2 + yk[i]]
+            sq_left += wi * (2.0 * c_left + wi)
+            sq_right += wi * (wi - 2.0 * (total[2 + yk[i]] - c_left))
         add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
         if prune:
             if p == 0 or keys[p] > keys[p - 1]:
@@ -131,7 +145,16 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
                 q += 1
             if same:
                 continue
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+        if incremental:
+            c = INF
+            ml = 0.0
+            if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf):
+                w_left = cum[1]
+                w_right = total[1] - w_left
+                c = (w_left - sq_left / w_left) + (w_right - sq_right / w_right)
+                ml = 1.0 if cum[0] >= total[0] - cum[0] else 0.0
+        else:
+            c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
         if c < best:
             best = c
             best_pos = p
