@@ -13,7 +13,7 @@ from numbers import Integral
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
@@ -21,11 +21,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
 from .._engine.tree import accumulate_tree, apply_tree
-from .._validation import check_fit_data, check_predict_data, keep_state_on_error
+from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, TargetEncoderMixin, min_counts,
+    DecisionTreeRegressor, EngineEstimator, min_counts,
 )
 
 _TREE_PARAMS = (
@@ -59,7 +59,7 @@ def _n_draws(max_samples, n_samples):
     return max(1, int(round(n_samples * max_samples)))
 
 
-class BaseForest(TargetEncoderMixin, BaseEstimator):
+class BaseForest(EngineEstimator):
     """Shared fit / predict of bagged forests; not for direct use."""
 
     _parameter_constraints = {
@@ -74,24 +74,7 @@ class BaseForest(TargetEncoderMixin, BaseEstimator):
     }
     _tree_class = None
 
-    # -- fitting ----------------------------------------------------------
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Grow ``n_estimators`` trees on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
-
-        Returns
-        -------
-        self
-        """
-        with keep_state_on_error(self):
-            return self._fit(X, y, sample_weight)
-
+    # -- fitting (``fit`` itself is EngineEstimator.fit) ----------------------
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         if not self.bootstrap and (self.oob_score or self.max_samples is not None):

@@ -48,13 +48,30 @@ def min_counts(min_samples_split, min_samples_leaf, n_samples):
     return max(2, mss, 2 * msl), max(1, msl)
 
 
-class TargetEncoderMixin:
-    """``y`` -> engine arrays, shared by trees and forests.
+class EngineEstimator(BaseEstimator):
+    """What trees and forests share: the transactional ``fit`` and ``y`` encoding.
 
-    Sets ``classes_`` / ``n_classes_`` for classifiers and returns
+    Subclasses implement ``_fit(X, y, sample_weight)``.  ``_encode_target`` sets ``classes_`` / ``n_classes_`` for classifiers and returns
     ``(yk, yr, n_values)``: int32 class codes, float64 targets (one of the two
     is zeros) and the width of the value array.
     """
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit on ``(X, y)``; a failed fit leaves a previously fitted model intact.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional, non-negative.
+
+        Returns
+        -------
+        self
+        """
+        with keep_state_on_error(self):
+            return self._fit(X, y, sample_weight)
 
     def _encode_target(self, y):
         n = y.shape[0]
@@ -67,7 +84,7 @@ class TargetEncoderMixin:
         return isinstance(self, ClassifierMixin)
 
 
-class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
+class BaseDecisionTree(EngineEstimator):
     """Common fit/predict of the single trees; not for direct use."""
 
     _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
@@ -85,23 +102,6 @@ class BaseDecisionTree(TargetEncoderMixin, BaseEstimator):
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
         self.random_state = random_state
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
-
-        Returns
-        -------
-        self
-        """
-        with keep_state_on_error(self):
-            return self._fit(X, y, sample_weight)
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
