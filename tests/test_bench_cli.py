@@ -15,10 +15,10 @@ TINY = ["--n-estimators", "5", "--cv", "2", "--n-jobs", "1", "--no-progress"]
 
 
 def test_bench_prints_accuracy_time_and_ranks(capsys):
-    rc = main(["bench", "--datasets", "iris,wine", "--models", "rf,et,sk-rf,sk-et"] + TINY)
+    rc = main(["bench", "--datasets", "iris,wine", "--models", "RaF,ET,sk-RF,sk-ET"] + TINY)
     out = capsys.readouterr().out
     assert rc == 0
-    for word in ("iris", "wine", "rf", "et", "sk-rf", "sk-et", "average rank",
+    for word in ("iris", "wine", "RaF", "ET", "sk-RF", "sk-ET", "average rank",
                  "Fit time", "5 trees, 2-fold"):
         assert word in out
     iris_row = next(line for line in out.splitlines() if line.startswith("iris "))
@@ -29,12 +29,12 @@ def test_bench_prints_accuracy_time_and_ranks(capsys):
 
 
 def test_run_benchmark_scores_every_fold_on_the_same_splits():
-    results = run_benchmark(["iris"], ["sk-rf", "sk-et"], n_estimators=5, cv=3, n_jobs=1)
+    results = run_benchmark(["iris"], ["sk-RF", "sk-ET"], n_estimators=5, cv=3, n_jobs=1)
     assert len(results) == 6
-    assert {(r.model, r.fold) for r in results} == {(m, f) for m in ("sk-rf", "sk-et")
+    assert {(r.model, r.fold) for r in results} == {(m, f) for m in ("sk-RF", "sk-ET")
                                                       for f in range(3)}
     assert all(0 <= r.accuracy <= 1 and r.fit_seconds >= 0 for r in results)
-    again = run_benchmark(["iris"], ["sk-rf", "sk-et"], n_estimators=5, cv=3, n_jobs=1)
+    again = run_benchmark(["iris"], ["sk-RF", "sk-ET"], n_estimators=5, cv=3, n_jobs=1)
     assert [r.accuracy for r in again] == [r.accuracy for r in results]
     assert "iris" in format_report(results)
 
@@ -56,7 +56,7 @@ def test_help_and_no_command(capsys):
 
 @pytest.mark.parametrize("argv, expected", [
     (["--datasets", "nope"], "Unknown dataset 'nope'. Valid names:"),
-    (["--models", "nope"], "Unknown model 'nope'. Valid names: rf, et"),
+    (["--models", "nope"], "Unknown model 'nope'. Valid names: RaF, ET"),
     (["--datasets", "concrete"], "regression task"),
     (["--cv", "1"], "cv must be an integer >= 2"),
     (["--models", ","], "at least one dataset and one model"),
@@ -77,13 +77,13 @@ def test_list_commands(capsys):
     assert re.search(r"^iris +150 x 4 +3 classes +bundled", out, re.M)
     assert re.search(r"^letter .* data dir", out, re.M)
     assert main(["models"]) == 0
-    assert "sk-et" in capsys.readouterr().out
+    assert "sk-ET" in capsys.readouterr().out
 
 
 def test_register_model_refuses_duplicates():
     with pytest.raises(ValueError, match="already registered"):
-        register_model("rf", "again")(lambda **kw: None)
-    assert get_model("rf") is MODELS["rf"]
+        register_model("RaF", "again")(lambda **kw: None)
+    assert get_model("RaF") is MODELS["RaF"] and get_model("raf") is MODELS["RaF"]
 
 
 def test_python_dash_m_forestzoo():

@@ -8,7 +8,7 @@ The ``forestzoo bench`` command (``forestzoo.bench.cli``) is a thin layer over
     print(format_report(results))
 """
 
-from .registry import MODELS, ModelSpec, make_model, register_model
+from .registry import MODELS, SUITES, ModelSpec, Suite, get_model, get_suite, list_models, list_suites, make_model, register_model, register_suite
 from .report import average_ranks, format_report
 from .runner import DEFAULT_DATASETS, DEFAULT_MODELS, FoldResult, load_suite, run_benchmark
 
@@ -16,6 +16,13 @@ __all__ = [
     "DEFAULT_DATASETS",
     "DEFAULT_MODELS",
     "MODELS",
+    "SUITES",
+    "Suite",
+    "get_model",
+    "get_suite",
+    "list_models",
+    "list_suites",
+    "register_suite",
     "FoldResult",
     "ModelSpec",
     "average_ranks",

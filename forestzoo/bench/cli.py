@@ -5,7 +5,7 @@ import os
 import sys
 
 from ..datasets import DATA_ENV_VAR, list_datasets
-from .registry import MODELS
+from .registry import list_models
 from .runner import DEFAULT_DATASETS, DEFAULT_MODELS
 
 __all__ = ["main"]
@@ -136,8 +136,8 @@ def _list_datasets():
 
 
 def _list_models():
-    for spec in MODELS.values():
-        print(f"{spec.name:10s} {spec.description}")
+    for spec in list_models():
+        print(f"{spec.name:16s} {spec.task:14s} {spec.description}")
     return 0
 
 

@@ -1,22 +1,37 @@
-"""The models ``forestzoo bench`` can run, by name.
+"""The models and suites ``forestzoo bench`` can run, by name.
 
-A model is registered as a factory that takes the benchmark's shared settings
-(``n_estimators``, ``n_jobs``, ``random_state``) and returns an unfitted
-estimator. Families added later register here with the abbreviation their
-paper uses, e.g.::
+Models are registered under the abbreviation their paper uses (RaF, ET, RoF,
+MPRaF-T, obRaF(H), DNRF, ...), each as a factory that takes the benchmark's
+shared settings and returns an unfitted estimator with the paper's default
+hyper-parameters::
 
-    @register_model("RoF", "Rotation forest (Rodriguez et al. 2006)")
+    @register_model("RoF", "Rotation forest (Rodriguez et al. 2006)", family="ensemble")
     def _rotation_forest(n_estimators, n_jobs, random_state):
-        from forestzoo import RotationForestClassifier
-        return RotationForestClassifier(n_estimators=n_estimators, ...)
+        from forestzoo.ensemble import RotationForestClassifier
+        return RotationForestClassifier(n_estimators=n_estimators, n_jobs=n_jobs,
+                                        random_state=random_state)
 
-Factories import their estimator lazily so that listing models stays cheap.
+A model whose size is not a number of trees (a single tree, a network) takes
+``n_estimators`` and ignores it, saying so in its description.
+
+Registrations live in :mod:`forestzoo.bench.models`, one module per family;
+every module there is imported the first time the registry is read, so a new
+family only adds a file.  Factories import their estimator lazily so that
+listing models stays cheap.
+
+A *suite* names datasets, models and a protocol (see :class:`Suite`);
+families register the suites their paper defines in the same modules.
 """
 
-from dataclasses import dataclass
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["ModelSpec", "MODELS", "register_model", "get_model", "make_model"]
+__all__ = [
+    "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
+    "get_suite", "list_models", "list_suites", "make_model",
+]
 
 
 @dataclass(frozen=True)
@@ -26,72 +41,129 @@ class ModelSpec:
     name: str
     factory: Callable  # factory(n_estimators=, n_jobs=, random_state=) -> estimator
     description: str
-    task: str = "classification"
+    task: str = "classification"  # or "regression"
+    family: str = ""  # forestzoo subpackage, or "peer" for another library's model
+    reference: str = ""  # the paper, "Author et al. YEAR"
+
+
+PROTOCOLS = ("cv", "holdout", "official")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark protocol: which models on which datasets, and how they are scored.
+
+    protocol
+        ``"cv"``: ``repeats`` x stratified ``folds``-fold cross-validation;
+        ``"holdout"``: ``repeats`` random stratified splits with ``test_size``
+        of the rows held out; ``"official"``: the dataset's official
+        train/test split (datasets without one fall back to ``"holdout"``),
+        repeated ``repeats`` times with different model seeds.
+    preprocess
+        ``None`` or ``"zscore"`` (standardise with the training part's mean
+        and standard deviation, as the DNRF paper does).
+    validation_fraction
+        Fraction of the training part that the protocol keeps aside for
+        models that tune on a validation set (0: none); models receive all
+        training rows and split them themselves, this is documentation.
+    paper_table
+        File in ``shared/paper_tables`` whose figures the report prints beside ours.
+    """
+
+    name: str
+    description: str
+    datasets: tuple
+    models: tuple
+    protocol: str = "cv"
+    folds: int = 3
+    repeats: int = 1
+    test_size: float = 1 / 3
+    n_estimators: int = 100
+    preprocess: str | None = None
+    validation_fraction: float = 0.0
+    metric: str = "accuracy"  # "accuracy" for classification, "r2" or "mae" for regression
+    paper_table: str | None = None
+    notes: str = ""
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self):
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"Suite {self.name!r}: protocol must be one of {PROTOCOLS}, got {self.protocol!r}.")
 
 
 MODELS: dict[str, ModelSpec] = {}
+SUITES: dict[str, Suite] = {}
+_loaded = False
 
 
-def register_model(name, description, task="classification"):
+def _load_registrations():
+    """Import every module of :mod:`forestzoo.bench.models` once."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    from . import models
+
+    for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: m.name):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{models.__name__}.{info.name}")
+
+
+def register_model(name, description, task="classification", family="", reference=""):
     """Decorator registering ``factory`` under ``name``; names must be unique."""
 
     def decorator(factory):
         if name in MODELS:
             raise ValueError(f"A model named {name!r} is already registered.")
-        MODELS[name] = ModelSpec(name, factory, description, task)
+        MODELS[name] = ModelSpec(name, factory, description, task, family, reference)
         return factory
 
     return decorator
 
 
+def register_suite(suite):
+    """Register a :class:`Suite`; names must be unique.  Returns the suite."""
+    if suite.name in SUITES:
+        raise ValueError(f"A suite named {suite.name!r} is already registered.")
+    SUITES[suite.name] = suite
+    return suite
+
+
+def _lookup(table, kind, name):
+    _load_registrations()
+    if name in table:
+        return table[name]
+    folded = {key.lower(): key for key in table}
+    if isinstance(name, str) and name.lower() in folded:
+        return table[folded[name.lower()]]
+    raise ValueError(f"Unknown {kind} {name!r}. Valid names: {', '.join(table)}.")
+
+
 def get_model(name):
-    """Return the :class:`ModelSpec` for ``name``; unknown names list the valid ones."""
-    try:
-        return MODELS[name]
-    except KeyError:
-        raise ValueError(
-            f"Unknown model {name!r}. Valid names: {', '.join(MODELS)}."
-        ) from None
+    """Return the :class:`ModelSpec` for ``name`` (case-insensitive); unknown names list the valid ones."""
+    return _lookup(MODELS, "model", name)
+
+
+def get_suite(name):
+    """Return the :class:`Suite` registered under ``name``; unknown names list the valid ones."""
+    return _lookup(SUITES, "suite", name)
+
+
+def list_models(task=None, family=None):
+    """Registered models, in registration order, optionally filtered."""
+    _load_registrations()
+    return [m for m in MODELS.values()
+            if (task is None or m.task == task) and (family is None or m.family == family)]
+
+
+def list_suites():
+    """Registered suites, in registration order."""
+    _load_registrations()
+    return list(SUITES.values())
 
 
 def make_model(name, *, n_estimators=100, n_jobs=None, random_state=None):
     """Build the unfitted estimator registered under ``name``."""
     return get_model(name).factory(
-        n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
-    )
-
-
-@register_model("rf", "forestzoo RandomForestClassifier (histogram splitter)")
-def _forestzoo_rf(n_estimators, n_jobs, random_state):
-    from forestzoo import RandomForestClassifier
-
-    return RandomForestClassifier(
-        n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
-    )
-
-
-@register_model("et", "forestzoo ExtraTreesClassifier (random thresholds)")
-def _forestzoo_et(n_estimators, n_jobs, random_state):
-    from forestzoo import ExtraTreesClassifier
-
-    return ExtraTreesClassifier(
-        n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
-    )
-
-
-@register_model("sk-rf", "scikit-learn RandomForestClassifier, for reference")
-def _sklearn_rf(n_estimators, n_jobs, random_state):
-    from sklearn.ensemble import RandomForestClassifier
-
-    return RandomForestClassifier(
-        n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
-    )
-
-
-@register_model("sk-et", "scikit-learn ExtraTreesClassifier, for reference")
-def _sklearn_et(n_estimators, n_jobs, random_state):
-    from sklearn.ensemble import ExtraTreesClassifier
-
-    return ExtraTreesClassifier(
         n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
     )

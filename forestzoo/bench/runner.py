@@ -16,7 +16,7 @@ __all__ = ["DEFAULT_DATASETS", "DEFAULT_MODELS", "FoldResult", "load_suite", "ru
 #: minute on two cores.
 DEFAULT_DATASETS = ("iris", "wine", "breast_cancer_wisconsin_diag", "ionosphere",
                     "sonar", "vehicle")
-DEFAULT_MODELS = ("rf", "et", "sk-rf", "sk-et")
+DEFAULT_MODELS = ("RaF", "ET", "sk-RF", "sk-ET")
 
 
 @dataclass(frozen=True)

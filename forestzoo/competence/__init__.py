@@ -1,0 +1,3 @@
+"""Competence-area decision forests (smart trees with incompetence leaves)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Deep forest (gcForest): multi-grained scanning and cascade forests."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Denoising random forests."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Disjunctive normal decision trees and forests (DNDT, DNRF)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Online random forests, grown with ``partial_fit``."""
+
+__all__ = []

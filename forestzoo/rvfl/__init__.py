@@ -1,0 +1,3 @@
+"""Random vector functional link (RVFL) networks and RVFL + forest hybrids."""
+
+__all__ = []

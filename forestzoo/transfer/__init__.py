@@ -1,0 +1,3 @@
+"""Transfer-learning forests (SER, STRUT, MIX)."""
+
+__all__ = []
