@@ -6,7 +6,10 @@ a per-tree sample weight vector.  It is depth-first (a LIFO frontier) unless
 decreases impurity most is expanded first (best-first, as scikit-learn does).
 A node's best split is searched when the node is created, so both policies
 share one loop.  The split kernel is chosen by ``splitter``; families plug in
-new kernels here, they never copy the loop.
+new kernels here, they never copy the loop.  A family whose splits no kernel
+can express (oblique node models, Haar features, stopping rules) passes a
+*node model* (:mod:`.node_model`): the grower asks it first, through
+``numba.objmode``, and partitions by the mask it returns.
 
 Node samples are kept as a slice ``idx[start:end]`` of one index array that
 is partitioned in place, stably, so each node's rows stay sorted and the
@@ -16,27 +19,44 @@ Output: a ``float64`` table with one row per node (columns ``COL_*``) and a
 value table; :mod:`forestzoo.tree._builder` turns them into ``NODE_DTYPE``.
 """
 
+import warnings
+
+import numba
 import numpy as np
 
 from .._jit import njit
 from .binning import MISSING_BIN
 from .criteria import SQUARED_ERROR, node_value, weighted_impurity
+from .node_model import (
+    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_BEST, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
+    OUT_SIZE, OUT_THRESHOLD, dispatch,
+)
 from .rng import rng_randint
-from .splitters import EXACT, HIST, RANDOM
-from .splitters._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, add_sample, reset_record
+from .splitters import EXACT, HIST, STOCHASTIC
+from .splitters._common import (
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample, reset_record,
+)
 from .splitters.exact import split_exact
 from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
 from .splitters.random import split_random
+from .splitters.stochastic import split_stochastic
 
 # Columns of the node table returned by grow_tree.
 COL_LEFT, COL_RIGHT, COL_FEATURE, COL_THRESHOLD, COL_MISSING_LEFT = 0, 1, 2, 3, 4
 COL_DEPTH, COL_N_SAMPLES, COL_WEIGHTED_N, COL_IMPURITY, COL_IMPROVEMENT = 5, 6, 7, 8, 9
-N_COLS = 10
+COL_OBLIQUE = 10  # id of the node model's projection; -1 for axis-aligned nodes and leaves
+N_COLS = 11
 
 # Columns of the integer part of a frontier entry.
-_F_NODE, _F_START, _F_END, _F_SLOT, _F_READY = 0, 1, 2, 3, 4
+_F_NODE, _F_START, _F_END, _F_SLOT, _F_READY, _F_AXIS_ONLY = 0, 1, 2, 3, 4, 5
+_F_SIZE = 6
 
 _DBL_EPS = np.finfo(np.float64).eps
+
+# The node-model call re-acquires the GIL on purpose (it runs Python code); the rest of
+# the grower still releases it, so numba's warning about object mode and nogil is noise.
+warnings.filterwarnings("ignore", message=".*Code running in object mode won't allow parallel execution",
+                        category=numba.NumbaWarning)
 
 
 @njit
@@ -68,6 +88,7 @@ def _is_pure(tot, criterion):
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
     min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, counts, cum, tmp, rec,
+    sdt, n_evals,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
@@ -75,11 +96,16 @@ def find_split(
     non-constant ones have been evaluated (scikit-learn's rule).  With the
     hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
-    the subtraction trick.
+    the subtraction trick.  The stochastic splitter searches the whole node
+    at once.  ``n_evals[0]`` counts the (row, feature) pairs read.
     """
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
+    if splitter == STOCHASTIC:
+        split_stochastic(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion,
+                         max_features, feats, rng, sdt, keys, samples, miss, cum, tmp, rec, n_evals)
+        return
     n_valid = 0
     for j in range(n_features):
         if n_valid >= max_features:
@@ -93,24 +119,33 @@ def find_split(
                 h = pool[slot, f]
                 if not ready:
                     build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, h)
+                    n_evals[0] += n
                 ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
             elif n < SMALL_NODE:
                 ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
+                n_evals[0] += n
             else:
                 build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
                 ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
+                n_evals[0] += n
         elif splitter == EXACT:
             ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+            n_evals[0] += n
         else:
             ok = split_random(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, rng, miss, cum, tmp, rec)
+            n_evals[0] += n
         if ok:
             n_valid += 1
 
 
 @njit
-def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf):
+def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf,
+               go_left):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
     ``w``, ``yk``, ``yr`` that travel with it; returns the left size.
+
+    ``feature < 0`` marks a node model's split: row ``p`` goes left when
+    ``go_left[p]`` (filled by the model, indexed by node position).
 
     Branch-free: every row is written to both its left slot (in place, at or
     before the row being read) and its right slot (in ``buf``), and only the
@@ -120,7 +155,9 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
     n_right = 0
     for p in range(start, end):
         i = idx[p]
-        if splitter == HIST:
+        if feature < 0:
+            left = go_left[p] != 0
+        elif splitter == HIST:
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
         else:
@@ -152,6 +189,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
     min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
+    node_model, sdt, n_evals,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -175,6 +213,9 @@ def grow_tree(
     rng : uint64[1] state of :mod:`.rng`.
     pool_slots : number of per-node histogram buffers kept for the
         subtraction trick (hist splitter, all features evaluated); 0 disables.
+    node_model : handle of a registered :class:`.node_model.NodeModel`, or -1.
+    sdt : float64 parameters of the stochastic splitter (see splitters/stochastic.py).
+    n_evals : int64[1], increased by the (row, feature) pairs the split searches read.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
     # node-ordered copies, permuted together with idx
@@ -194,7 +235,7 @@ def grow_tree(
     feats = np.arange(n_features)
     # sort buffers: the exact splitter sorts whole nodes, hist only nodes
     # below SMALL_NODE rows, random never
-    n_sort = n_rows if splitter == EXACT else (min(n_rows, SMALL_NODE) if splitter == HIST else 0)
+    n_sort = n_rows if splitter == EXACT or splitter == STOCHASTIC else (min(n_rows, SMALL_NODE) if splitter == HIST else 0)
     keys = np.empty(n_sort, np.float64)
     samples = np.empty(n_sort, idx.dtype)
     buf = np.empty(n_rows, idx.dtype)
@@ -203,6 +244,8 @@ def grow_tree(
     cum = np.empty(n_stats)
     tmp = np.empty(n_stats)
     rec = np.empty(REC_SIZE)
+    go_left = np.zeros(n_rows if node_model >= 0 else 0, np.uint8)
+    out = np.empty(OUT_SIZE)
     counts = np.empty(MISSING_BIN + 1, np.int64)
     use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
     n_pool = pool_slots if use_pool else 0
@@ -217,13 +260,13 @@ def grow_tree(
     n_nodes = 0
     n_leaves = 0
     fcap = 32
-    fr_int = np.empty((fcap, 5), np.int64)
+    fr_int = np.empty((fcap, _F_SIZE), np.int64)
     fr_rec = np.empty((fcap, REC_SIZE))
     fr_gain = np.empty(fcap)
     n_front = 0
 
-    # pending node creations: (start, end, depth, parent, is_left, slot, ready)
-    pend = np.empty((2, 7), np.int64)
+    # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
+    pend = np.empty((2, 8), np.int64)
     n_pend = 1
     pend[0, 0] = 0
     pend[0, 1] = n_rows
@@ -232,6 +275,7 @@ def grow_tree(
     pend[0, 4] = 0
     pend[0, 5] = -1
     pend[0, 6] = 0
+    pend[0, 7] = 0
     root_weight = 1.0
 
     while True:
@@ -243,6 +287,7 @@ def grow_tree(
             is_left = pend[q, 4]
             slot = pend[q, 5]
             ready = pend[q, 6]
+            axis_only = pend[q, 7]
             n = end - start
             if n_nodes == cap:
                 table = _double_rows(table)
@@ -267,6 +312,7 @@ def grow_tree(
             table[node, COL_WEIGHTED_N] = tot[1]
             table[node, COL_IMPURITY] = wimp / tot[1]
             table[node, COL_IMPROVEMENT] = 0.0
+            table[node, COL_OBLIQUE] = -1
             node_value(tot, criterion, values[node])
 
             leaf = (
@@ -277,16 +323,46 @@ def grow_tree(
                 or _is_pure(tot, criterion)
                 or wimp / tot[1] <= _DBL_EPS
             )
+            status = NODE_AXIS
+            if not leaf and node_model >= 0 and axis_only == 0:
+                out[:] = 0.0
+                out[OUT_COST] = np.inf
+                out[OUT_OBLIQUE] = -1.0
+                node_rows = idx[start:end]
+                node_w = w[start:end]
+                node_yk = yk[start:end]
+                node_yr = yr[start:end]
+                node_go = go_left[start:end]
+                with numba.objmode(status="int64"):
+                    status = dispatch(node_model, node_rows, node_w, node_yk, node_yr, depth, tot, node_go, out)
+                if status == NODE_LEAF:
+                    leaf = True
+                elif status == NODE_AXIS_SUBTREE:
+                    axis_only = 1
             if not leaf:
-                if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
-                    n_free -= 1
-                    slot = free_slots[n_free]
-                    ready = 0
-                find_split(
-                    Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
-                    max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys,
-                    samples, miss, counts, cum, tmp, rec,
-                )
+                if status == NODE_OBLIQUE:
+                    reset_record(rec)
+                    if slot >= 0 and ready == 0:  # no histogram was built for this node
+                        free_slots[n_free] = slot
+                        n_free += 1
+                        slot = -1
+                else:
+                    if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                        n_free -= 1
+                        slot = free_slots[n_free]
+                        ready = 0
+                    find_split(
+                        Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
+                        max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys,
+                        samples, miss, counts, cum, tmp, rec, sdt, n_evals,
+                    )
+                if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
+                    rec[REC_COST] = out[OUT_COST]
+                    rec[REC_FEATURE] = -1.0
+                    rec[REC_BIN] = -1.0
+                    rec[REC_THRESHOLD] = out[OUT_THRESHOLD]
+                    rec[REC_MISSING_LEFT] = out[OUT_MISSING_LEFT]
+                    rec[REC_OBLIQUE] = out[OUT_OBLIQUE]
                 gain = wimp - rec[REC_COST]
                 leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
             if leaf:
@@ -304,6 +380,7 @@ def grow_tree(
             fr_int[n_front, _F_END] = end
             fr_int[n_front, _F_SLOT] = slot
             fr_int[n_front, _F_READY] = 1
+            fr_int[n_front, _F_AXIS_ONLY] = axis_only
             fr_rec[n_front] = rec
             fr_gain[n_front] = gain
             n_front += 1
@@ -318,6 +395,7 @@ def grow_tree(
                 if fr_gain[q] > fr_gain[e]:
                     e = q
         node, start, end, slot = fr_int[e, _F_NODE], fr_int[e, _F_START], fr_int[e, _F_END], fr_int[e, _F_SLOT]
+        axis_only = fr_int[e, _F_AXIS_ONLY]
         rec[:] = fr_rec[e]
         gain = fr_gain[e]
         if e != n_front - 1:
@@ -330,10 +408,11 @@ def grow_tree(
         ml = rec[REC_MISSING_LEFT] > 0.5
         n_left = _partition(
             Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
-            buf, wbuf, ykbuf, yrbuf,
+            buf, wbuf, ykbuf, yrbuf, go_left,
         )
         mid = start + n_left
         table[node, COL_FEATURE] = feature
+        table[node, COL_OBLIQUE] = rec[REC_OBLIQUE]
         table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
         table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
         table[node, COL_IMPROVEMENT] = gain
@@ -360,6 +439,7 @@ def grow_tree(
                 target = pool[s_slot] if s_slot >= 0 else scratch
                 for f in range(n_features):
                     build_histogram(Xb[f], idx, s_start, s_end, w, yk, yr, n_bins[f], criterion, target[f])
+                n_evals[0] += n_small * n_features
                 subtract_histogram(pool[slot], target, n_bins)
                 if small_left:
                     left_slot, right_slot = s_slot, slot
@@ -378,6 +458,7 @@ def grow_tree(
         pend[0, 4] = 1
         pend[0, 5] = left_slot
         pend[0, 6] = left_ready
+        pend[0, 7] = axis_only
         pend[1, 0] = mid
         pend[1, 1] = end
         pend[1, 2] = depth
@@ -385,6 +466,7 @@ def grow_tree(
         pend[1, 4] = 0
         pend[1, 5] = right_slot
         pend[1, 6] = right_ready
+        pend[1, 7] = axis_only
         n_pend = 2
 
     return table[:n_nodes].copy(), values[:n_nodes].copy()

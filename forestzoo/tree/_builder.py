@@ -13,8 +13,9 @@ from .._engine.binning import compute_bin_edges, bin_data
 from .._engine.criteria import CRITERIA, SQUARED_ERROR
 from .._engine.grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
-    COL_N_SAMPLES, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grow_tree,
+    COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grow_tree,
 )
+from .._engine.node_model import registered
 from .._engine.rng import make_state
 from .._engine.splitters import HIST, SPLITTERS
 from .._engine.tree import NODE_DTYPE, Tree
@@ -74,7 +75,7 @@ def table_to_nodes(table):
     nodes["left"] = table[:, COL_LEFT]
     nodes["right"] = table[:, COL_RIGHT]
     nodes["feature"] = table[:, COL_FEATURE]
-    nodes["oblique"] = -1
+    nodes["oblique"] = table[:, COL_OBLIQUE]
     nodes["threshold"] = table[:, COL_THRESHOLD]
     nodes["missing_left"] = table[:, COL_MISSING_LEFT]
     nodes["depth"] = table[:, COL_DEPTH]
@@ -85,13 +86,23 @@ def table_to_nodes(table):
     return nodes
 
 
+#: Default parameters of the stochastic splitter: C, alpha, min_features_fraction, N_0
+#: (seed 004, Section 3 and 4: C = 10, alpha = 7-10, ~0.5 % of the features kept, N_0 = 20).
+SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
+
+
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
          min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
-         min_weight_fraction_leaf=0.0):
+         min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
-    entry per row; the criterion decides which one is read.
+    entry per row; the criterion decides which one is read.  ``node_model``
+    (a :class:`forestzoo._engine.node_model.NodeModel`) is asked first at
+    every node; its projections become the tree's oblique side arrays.
+    ``sdt_params`` are the stochastic splitter's ``(C, alpha,
+    min_features_fraction, N_0)``.  The returned tree's ``n_split_evaluations``
+    is the number of (row, feature) pairs its split searches read.
     """
     crit = CRITERIA[criterion]
     weights = weights.astype(np.float64, copy=False)
@@ -100,11 +111,24 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
-    table, values = grow_tree(
-        data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx,
-        n_values, crit, data.splitter, resolve_max_features(max_features, data.n_features),
-        -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
-        float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease), -1 if max_leaf_nodes is None else int(max_leaf_nodes),
-        make_state(seed), pool_slots,
-    )
-    return Tree(table_to_nodes(table), values, data.n_features)
+    n_evals = np.zeros(1, np.int64)
+    sdt = np.asarray(sdt_params, dtype=np.float64)
+
+    def run(handle):
+        return grow_tree(
+            data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx,
+            n_values, crit, data.splitter, resolve_max_features(max_features, data.n_features),
+            -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
+            float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
+            -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
+        )
+
+    if node_model is None:
+        table, values = run(-1)
+        tree = Tree(table_to_nodes(table), values, data.n_features)
+    else:
+        with registered(node_model) as handle:
+            table, values = run(handle)
+        tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
+    tree.n_split_evaluations = int(n_evals[0])
+    return tree

@@ -12,8 +12,16 @@ the feature is non-constant in the node, which is how the grower counts
 * :func:`.exact.split_exact` -- best split over sorted raw values, thresholds
   at midpoints as in CART (``splitter="exact"``);
 * :func:`.random.split_random` -- one uniform threshold between the node's
-  min and max (Extra Trees, ``splitter="random"``).
+  min and max (Extra Trees, ``splitter="random"``);
+* :func:`.stochastic.split_stochastic` -- stochastic split search (SDT):
+  features are scored on growing random subsets of the node and the worse
+  half discarded each round; the exact search runs on the survivors only
+  (``splitter="stochastic"``).  Unlike the others it works on the whole node
+  at once.
+
+Oblique splits are not a kernel: a *node model* (:mod:`..node_model`)
+proposes them from Python and the grower partitions by its mask.
 """
 
-SPLITTERS = {"hist": 0, "exact": 1, "random": 2}
-HIST, EXACT, RANDOM = 0, 1, 2
+SPLITTERS = {"hist": 0, "exact": 1, "random": 2, "stochastic": 3}
+HIST, EXACT, RANDOM, STOCHASTIC = 0, 1, 2, 3

@@ -11,7 +11,8 @@ REC_BIN = 1  # hist splitter: rows with code <= bin go left (254: all values lef
 REC_THRESHOLD = 2  # raw threshold: rows with x <= threshold go left
 REC_MISSING_LEFT = 3  # 1.0 when NaN rows go left
 REC_COST = 4  # W_left * imp_left + W_right * imp_right; +inf when no split found
-REC_SIZE = 5
+REC_OBLIQUE = 5  # id of the oblique projection chosen by a node model; -1 for an axis-aligned split
+REC_SIZE = 6
 
 INF = np.inf
 
@@ -23,6 +24,7 @@ def reset_record(rec):
     rec[REC_THRESHOLD] = 0.0
     rec[REC_MISSING_LEFT] = 0.0
     rec[REC_COST] = INF
+    rec[REC_OBLIQUE] = -1.0
 
 
 @njit(inline="always")
