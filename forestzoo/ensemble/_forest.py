@@ -20,7 +20,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
-from .._engine.tree import accumulate_tree, apply_tree
+from .._engine.tree import accumulate_compact, apply_compact
 from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (
@@ -159,10 +159,12 @@ class BaseForest(EngineEstimator):
         n_blocks = max(1, min(effective_n_jobs(self.n_jobs), X.shape[0] // 4096))
         bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(np.intp)
 
+        compact = [t.compact for t in trees]  # derived once, before the threads start
+
         def run(a, b):
             block = out[a:b]  # a view: each thread writes its own rows
-            for t in trees:
-                accumulate_tree(X[a:b], t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, block)
+            for t, c in zip(trees, compact):
+                accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, block)
 
         Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
@@ -177,7 +179,7 @@ class BaseForest(EngineEstimator):
 
         def run(j, t):
             col = np.empty(X.shape[0], dtype=np.intp)
-            apply_tree(X, t.nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
+            apply_compact(X, t.compact, t.nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
             out[:, j] = col
 
         Parallel(n_jobs=self.n_jobs, require="sharedmem")(

@@ -1,0 +1,67 @@
+"""The compact (16-byte) prediction layout routes every row exactly as the full node array does."""
+
+import numpy as np
+from numpy.testing import assert_array_equal
+from sklearn.datasets import make_classification
+
+from forestzoo import ExtraTreesRegressor, RandomForestClassifier
+from forestzoo._engine.tree import COMPACT_DTYPE, NODE_DTYPE, Tree, apply_tree, compact_nodes
+
+
+def _full_apply(tree, X):
+    out = np.empty(X.shape[0], dtype=np.intp)
+    apply_tree(X, tree.nodes, tree.obl_ptr, tree.obl_feature, tree.obl_weight, out)
+    return out
+
+
+def test_compact_nodes_are_16_bytes_and_round_thresholds_down():
+    assert COMPACT_DTYPE.itemsize == 16
+    X, y = make_classification(500, 6, random_state=0)
+    tree = RandomForestClassifier(3, splitter="exact", random_state=0).fit(X, y).estimators_[0].tree_
+    c = compact_nodes(tree.nodes)
+    internal = tree.nodes["left"] >= 0
+    t64 = tree.nodes["threshold"][internal]
+    t32 = c["threshold"][internal].astype(np.float64)
+    assert np.all(t32 <= t64)
+    # no float32 lies strictly between the rounded and the exact threshold
+    assert np.all(np.nextafter(c["threshold"][internal], np.float32(np.inf)).astype(np.float64) > t64)
+
+
+def test_compact_apply_equals_full_apply_on_values_at_thresholds_and_nan():
+    X, y = make_classification(2000, 8, random_state=1)
+    X[::11, 3] = np.nan
+    for est in (RandomForestClassifier(5, splitter="exact", random_state=0).fit(X, y),
+                RandomForestClassifier(5, splitter="hist", random_state=0).fit(X, y),
+                ExtraTreesRegressor(5, random_state=0).fit(X, y.astype(float))):
+        for t in (e.tree_ for e in est.estimators_):
+            # probe exactly at, just below and just above every threshold, and NaN
+            internal = np.flatnonzero(t.nodes["left"] >= 0)
+            probe = np.repeat(np.float32(X[:50]), 4, axis=0)
+            for j, k in enumerate(internal[:50]):
+                f, thr = t.nodes["feature"][k], t.nodes["threshold"][k]
+                thr32 = np.float32(thr)
+                probe[4 * j, f] = thr32
+                probe[4 * j + 1, f] = np.nextafter(thr32, np.float32(-np.inf))
+                probe[4 * j + 2, f] = np.nextafter(thr32, np.float32(np.inf))
+                probe[4 * j + 3, f] = np.nan
+            Xt = np.vstack([np.float32(X), probe])
+            assert_array_equal(t.apply(Xt), _full_apply(t, Xt))
+
+
+def test_compact_layout_serves_oblique_nodes_and_is_not_pickled():
+    import pickle
+
+    nodes = np.zeros(3, dtype=NODE_DTYPE)
+    nodes["left"] = [1, -1, -1]
+    nodes["right"] = [2, -1, -1]
+    nodes["feature"] = [-1, -1, -1]
+    nodes["oblique"] = [0, -1, -1]
+    nodes["threshold"] = [0.5, 0, 0]
+    nodes["missing_left"] = [1, 0, 0]
+    values = np.array([[0.5], [1.0], [2.0]])
+    tree = Tree(nodes, values, 2, np.array([0, 2]), np.array([0, 1], np.int32), np.array([1.0, -1.0]))
+    X = np.array([[1.0, 0.6], [1.0, 0.4], [np.nan, 0.0]], dtype=np.float32)
+    assert_array_equal(tree.apply(X), [1, 2, 1])
+    assert_array_equal(tree.apply(X), _full_apply(tree, X))
+    assert "_compact" in tree.__dict__
+    assert "_compact" not in pickle.loads(pickle.dumps(tree)).__dict__
