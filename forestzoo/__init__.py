@@ -7,7 +7,9 @@ and :func:`all_estimators` lists them, so that the tests, the benchmark and
 the persistence layer pick up a new family without a hand-written list.
 """
 
+import ast
 from importlib import import_module
+from pathlib import Path
 
 __version__ = "0.1.0.dev0"
 
@@ -17,14 +19,38 @@ FAMILIES = (
     "competence", "denoising",
 )
 
-__all__ = ["FAMILIES", "all_estimators", "__version__"]
 
-for _family in FAMILIES:
-    _module = import_module(f".{_family}", __name__)
-    for _name in _module.__all__:
-        globals()[_name] = getattr(_module, _name)
-        __all__.append(_name)
-del _family, _module, _name
+def _exports():
+    """``{public name: family}``, read from each family's ``__all__`` without importing it.
+
+    Families are imported on first access (PEP 562), so ``import forestzoo``
+    stays cheap however many families exist.
+    """
+    exports = {}
+    for family in FAMILIES:
+        source = (Path(__file__).parent / family / "__init__.py").read_text(encoding="utf-8")
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets):
+                for name in ast.literal_eval(node.value):
+                    exports[name] = family
+    return exports
+
+
+_EXPORTS = _exports()
+__all__ = ["FAMILIES", "all_estimators", "__version__", *_EXPORTS]
+
+
+def __getattr__(name):
+    family = _EXPORTS.get(name)
+    if family is None:
+        raise AttributeError(f"module 'forestzoo' has no attribute {name!r}")
+    value = getattr(import_module(f".{family}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
 
 
 def all_estimators(family=None):
