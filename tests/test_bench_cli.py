@@ -1,51 +1,299 @@
 """The ``forestzoo`` command line and the benchmark runner behind it."""
 
+import csv
+import hashlib
 import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from sklearn.dummy import DummyClassifier
+from sklearn.tree import DecisionTreeClassifier
 
-from forestzoo.bench import average_ranks, format_report, run_benchmark
+from forestzoo.bench import (
+    MODELS,
+    Suite,
+    average_ranks,
+    format_report,
+    get_model,
+    read_results,
+    register_model,
+    resolve_models,
+    run_benchmark,
+    run_suite,
+    write_report,
+)
 from forestzoo.bench.cli import main
-from forestzoo.bench.registry import MODELS, get_model, register_model
+from forestzoo.bench.registry import ModelSpec
+from forestzoo.datasets import DataFile, DatasetInfo
+from forestzoo.datasets._readers import TableFormat
+from forestzoo.datasets._registry import REGISTRY
 
-TINY = ["--n-estimators", "5", "--cv", "2", "--n-jobs", "1", "--no-progress"]
+TINY = ["--n-estimators", "5", "--folds", "2", "--n-jobs", "1", "--no-progress"]
 
 
-def test_bench_prints_accuracy_time_and_ranks(capsys):
-    rc = main(["bench", "--datasets", "iris,wine", "--models", "RaF,ET,sk-RF,sk-ET"] + TINY)
-    out = capsys.readouterr().out
+def _tree(n_estimators, n_jobs, random_state):
+    return DecisionTreeClassifier(max_depth=3, random_state=random_state)
+
+
+@pytest.fixture
+def temp_model(monkeypatch):
+    """Register models for one test only."""
+
+    def add(name, factory, task="classification", quick=True):
+        monkeypatch.setitem(MODELS, name, ModelSpec(name, factory, "test model", task,
+                                                    "test", "", quick))
+    return add
+
+
+def _rows(path):
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_bench_writes_report_results_and_cd_diagram(capsys, tmp_path):
+    out = tmp_path / "run"
+    rc = main(["bench", "--datasets", "iris,wine,seeds", "--models", "RaF,ET,sk-RF",
+               "--out", str(out)] + TINY)
+    text = capsys.readouterr().out
     assert rc == 0
-    for word in ("iris", "wine", "RaF", "ET", "sk-RF", "sk-ET", "average rank",
-                 "Fit time", "5 trees, 2-fold"):
-        assert word in out
-    iris_row = next(line for line in out.splitlines() if line.startswith("iris "))
-    accuracies = [float(a) for a in re.findall(r"(\d\.\d{4}) \(", iris_row)]
-    assert len(accuracies) == 4 and all(0.8 < a <= 1.0 for a in accuracies)
-    ranks = re.search(r"Average rank .*: (.*)", out).group(1)
-    assert len(ranks.split(",")) == 4
+    for word in ("iris", "wine", "RaF", "sk-RF", "average rank", "Friedman chi2_F",
+                 "Iman-Davenport", "CD =", "Win / tie / loss against RaF",
+                 "Wall time per model", "1 x 2-fold CV, 5 trees"):
+        assert word in text
+    iris = next(line for line in text.splitlines() if line.startswith("| iris "))
+    accuracies = [float(a) for a in re.findall(r"(\d+\.\d\d) ±", iris)]
+    assert len(accuracies) == 3 and all(80 < a <= 100 for a in accuracies)
+    assert (out / "report.md").read_text() in text
+    assert (out / "cd_diagram.png").read_bytes()[:4] == b"\x89PNG"
+    rows = _rows(out / "results.csv")
+    assert len(rows) == 3 * 3 * 2
+    assert {r["status"] for r in rows} == {"ok"}
+    assert all(float(r["fit_seconds"]) >= 0 and r["params"].startswith("{") for r in rows)
 
 
-def test_run_benchmark_scores_every_fold_on_the_same_splits():
+def test_folds_are_shared_and_results_reproducible():
     results = run_benchmark(["iris"], ["sk-RF", "sk-ET"], n_estimators=5, cv=3, n_jobs=1)
     assert len(results) == 6
     assert {(r.model, r.fold) for r in results} == {(m, f) for m in ("sk-RF", "sk-ET")
                                                       for f in range(3)}
     assert all(0 <= r.accuracy <= 1 and r.fit_seconds >= 0 for r in results)
+    # the same folds for every model: test sizes agree fold by fold
+    by_model = {m: [r.n_test for r in results if r.model == m] for m in ("sk-RF", "sk-ET")}
+    assert by_model["sk-RF"] == by_model["sk-ET"] and sum(by_model["sk-RF"]) == 150
     again = run_benchmark(["iris"], ["sk-RF", "sk-ET"], n_estimators=5, cv=3, n_jobs=1)
     assert [r.accuracy for r in again] == [r.accuracy for r in results]
     assert "iris" in format_report(results)
 
 
-def test_average_ranks_share_ties():
-    scores = [[0.9, 0.9, 0.8], [0.7, 0.8, 0.9]]
+def test_same_results_for_any_n_jobs():
+    one = run_suite("quick", models=["RaF", "ET"], datasets=["wine"], n_estimators=8,
+                    n_jobs=1, warm_up=False)
+    two = run_suite("quick", models=["RaF", "ET"], datasets=["wine"], n_estimators=8,
+                    n_jobs=2, warm_up=False)
+    assert [r.accuracy for r in one.results] == [r.accuracy for r in two.results]
+
+
+def test_interrupted_run_resumes_and_loses_nothing(tmp_path, temp_model):
+    calls = {"n": 0}
+
+    def flaky(n_estimators, n_jobs, random_state):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # as if the user pressed Ctrl-C during the 3rd fit
+        return _tree(n_estimators, n_jobs, random_state)
+
+    temp_model("flaky", flaky)
+    temp_model("tree", _tree)
+    kw = dict(models=["tree", "flaky"], datasets=["iris", "wine"], folds=2,
+              n_estimators=3, n_jobs=1, warm_up=False)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        run_suite("quick", out=out, **kw)
+    before = (out / "results.csv").read_bytes()
+    first = read_results(out / "results.csv")
+    # flaky's 3rd model is the one of wine fold 0, after that fold's tree
+    assert [(r.dataset, r.model, r.fold) for r in first] == [
+        ("iris", "tree", 0), ("iris", "flaky", 0), ("iris", "tree", 1),
+        ("iris", "flaky", 1), ("wine", "tree", 0)]
+    run = run_suite("quick", out=out, **kw)
+    assert run.new == 8 - 5 and len(run.results) == 8
+    after = (out / "results.csv").read_bytes()
+    assert after.startswith(before)  # finished rows untouched
+    assert len({r.key for r in read_results(out / "results.csv")}) == 8
+    # resuming changes nothing: the same scores as one uninterrupted run
+    clean = run_suite("quick", out=tmp_path / "clean", **kw)
+    assert sorted((r.key, r.accuracy) for r in run.results) == sorted(
+        (r.key, r.accuracy) for r in clean.results)
+    # a third call has nothing left to do
+    assert run_suite("quick", out=out, **kw).new == 0
+
+
+def test_cli_interrupt_message_and_resume(tmp_path, temp_model, capsys):
+    calls = {"n": 0}
+
+    def flaky(n_estimators, n_jobs, random_state):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return _tree(n_estimators, n_jobs, random_state)
+
+    temp_model("flaky", flaky)
+    argv = ["bench", "--models", "flaky", "--datasets", "iris", "--out",
+            str(tmp_path)] + TINY
+    assert main(argv) == 130  # the warm-up fit is call 1
+    assert "Run the same command again to resume" in capsys.readouterr().err
+    assert len(_rows(tmp_path / "results.csv")) == 1
+    assert main(argv) == 0
+    assert len(_rows(tmp_path / "results.csv")) == 2
+
+
+def test_resume_refuses_a_different_protocol(tmp_path):
+    kw = dict(models=["ET"], datasets=["iris"], n_estimators=3, n_jobs=1, warm_up=False)
+    run_suite("quick", out=tmp_path, folds=2, **kw)
+    with pytest.raises(ValueError, match="different run \\(folds: 2 there, 3 now"):
+        run_suite("quick", out=tmp_path, folds=3, **kw)
+    run_suite("quick", out=tmp_path, folds=2, models=["RaF"], datasets=["iris"],
+              n_estimators=3, n_jobs=1)  # other models may join the same directory
+    assert {r.model for r in read_results(tmp_path / "results.csv")} == {"ET", "RaF"}
+
+
+def test_failing_model_is_recorded_and_the_run_goes_on(tmp_path, temp_model):
+    class Broken(DummyClassifier):
+        def fit(self, X, y):
+            raise ValueError("no\nmulticlass here")
+
+    temp_model("broken", lambda n_estimators, n_jobs, random_state: Broken())
+    run = run_suite("quick", models=["ET", "broken"], datasets=["iris", "wine"], folds=2,
+                    n_estimators=3, n_jobs=1, out=tmp_path)
+    status = {r.status for r in run.results if r.model == "broken"}
+    assert status == {"failed: ValueError: no multiclass here"}
+    assert all(r.ok for r in run.results if r.model == "ET")
+    text = write_report(run)
+    assert "| iris | 150 | 4 | 3 | " in text and "failed" in text
+    assert "broken: failed: ValueError" in text
+
+
+def test_time_budget_skips_a_slow_model(temp_model):
+    def slow(n_estimators, n_jobs, random_state):
+        return DecisionTreeClassifier(random_state=random_state)
+
+    temp_model("slow", slow)
+    suite = Suite("tiny-budget", "", ("iris", "wine"), ("slow",), folds=2,
+                  time_budget_s=1e-9)
+    run = run_suite(suite, n_jobs=1, warm_up=False)
+    # the budget is checked when a dataset starts: all of iris, none of wine
+    assert [(r.dataset, r.status) for r in run.results] == [
+        ("iris", "ok"), ("iris", "ok"), ("wine", "skipped: time budget"),
+        ("wine", "skipped: time budget")]
+    assert "slow: skipped: time budget (wine)" in format_report(run.results, suite=suite)
+
+
+def test_partial_cells_are_shown_but_not_ranked(temp_model):
+    calls = {"n": 0}
+
+    class Sometimes(DummyClassifier):
+        def fit(self, X, y):
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise RuntimeError("out of memory")
+            return super().fit(X, y)
+
+    temp_model("sometimes", lambda n_estimators, n_jobs, random_state: Sometimes())
+    run = run_suite("quick", models=["ET", "sometimes"], datasets=["iris", "wine", "seeds"],
+                    folds=2, n_estimators=3, n_jobs=1, warm_up=False)
+    text = format_report(run.results)
+    assert re.search(r"^\| iris \|.* \(1/2 folds\) \|$", text, re.M)
+    assert "N = 2 datasets" in text and "left out: iris" in text
+
+
+def test_protocols_holdout_official_and_zscore(monkeypatch, tmp_path, temp_model):
+    seen = []
+
+    class Spy(DummyClassifier):
+        def fit(self, X, y):
+            seen.append((X.shape[0], X.mean(axis=0), X.std(axis=0)))
+            return super().fit(X, y)
+
+    temp_model("spy", lambda n_estimators, n_jobs, random_state: Spy())
+    rng = np.random.default_rng(0)
+    for name, n in (("toy.tra", 40), ("toy.tes", 20)):
+        X = rng.normal(5.0, 3.0, size=(n, 3))
+        y = np.arange(n) % 2
+        np.savetxt(tmp_path / name, np.column_stack([X, y]), delimiter=",")
+    files = tuple(DataFile(n, hashlib.sha256((tmp_path / n).read_bytes()).hexdigest(), s)
+                  for n, s in (("toy.tra", "train"), ("toy.tes", "test")))
+    monkeypatch.setitem(REGISTRY, "toy", DatasetInfo("toy", "classification", 60, 3, 2,
+                                                     "made up", "none", files, TableFormat()))
+    official = Suite("o", "", ("toy", "iris"), ("spy",), protocol="official", repeats=2,
+                     preprocess="zscore")
+    run = run_suite(official, data_home=tmp_path, warm_up=False)
+    toy = [r for r in run.results if r.dataset == "toy"]
+    assert [(r.repeat, r.n_train, r.n_test) for r in toy] == [(0, 40, 20), (1, 40, 20)]
+    iris = [r for r in run.results if r.dataset == "iris"]  # no official split: holdout
+    assert [(r.n_train, r.n_test) for r in iris] == [(100, 50), (100, 50)]
+    for _, mean, std in seen:  # standardised with the training part's statistics
+        np.testing.assert_allclose(mean, 0, atol=1e-12)
+        np.testing.assert_allclose(std, 1, atol=1e-12)
+    holdout = Suite("h", "", ("wine",), ("spy",), protocol="holdout", test_size=0.25)
+    (r,) = run_suite(holdout, warm_up=False).results
+    assert (r.n_train, r.n_test) == (133, 45)
+
+
+def test_regression_suite_reports_r2(temp_model):
+    from sklearn.ensemble import RandomForestRegressor
+
+    temp_model("sk-RFR", lambda n_estimators, n_jobs, random_state: RandomForestRegressor(
+        n_estimators=n_estimators, random_state=random_state), task="regression")
+    suite = Suite("reg", "", ("airfoil", "concrete"), ("sk-RFR",), folds=2,
+                  n_estimators=5, metric="r2")
+    run = run_suite(suite, n_jobs=1, warm_up=False)
+    assert all(r.ok and 0.3 < r.r2 <= 1 and r.mae > 0 and r.rmse >= r.mae
+               for r in run.results)
+    text = format_report(run.results, suite=suite)
+    assert "Test r2" in text and "One model" in text
+    with pytest.raises(ValueError, match="Model 'RaF' is a classification model"):
+        run_suite(suite, models=["RaF"])
+    with pytest.raises(ValueError, match="Dataset 'airfoil' is a regression task"):
+        run_suite("quick", datasets=["airfoil"])
+
+
+def test_paper_column_beside_ours(tmp_path, capsys):
+    (tmp_path / "lecture_mpsvm_raf.csv").write_text(
+        "dataset,RaF,MPRaF-T\nIris,95.50,96.00\nWine,97.10,98.00\n")
+    out = tmp_path / "out"
+    argv = ["bench", "--suite", "lecture-uci", "--models", "RaF,ET", "--datasets",
+            "iris,wine,seeds", "--repeats", "1", "--out", str(out)] + TINY
+    assert main(argv + ["--paper-tables", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    header = next(line for line in text.splitlines() if line.startswith("| dataset"))
+    assert header.split(" | ")[4:7] == ["RaF", "RaF (paper)", "ET |"]
+    assert re.search(r"^\| iris \|.*\| 95\.50 \|", text, re.M)
+    assert re.search(r"^\| seeds \|.*\| - \|", text, re.M)  # not in this table
+    (out / "results.csv").unlink()
+    assert main(argv + ["--paper-tables", str(tmp_path / "absent")]) == 0
+    assert "(paper)" not in capsys.readouterr().out
+
+
+def test_quick_suite_takes_every_quick_classification_model(temp_model):
+    temp_model("fast-one", _tree)
+    temp_model("slow-one", _tree, quick=False)
+    temp_model("a-regressor", _tree, task="regression")
+    from forestzoo.bench import get_suite
+
+    names = resolve_models(get_suite("quick"))
+    assert "fast-one" in names and "RaF" in names and "sk-ET" in names
+    assert "slow-one" not in names and "a-regressor" not in names
+
+
+def test_average_ranks_share_ties_and_skip_missing_rows():
+    scores = [[0.9, 0.9, 0.8], [0.7, 0.8, 0.9], [np.nan, 0.5, 0.5]]
     np.testing.assert_allclose(average_ranks(scores), [(1.5 + 3) / 2, (1.5 + 2) / 2, 2.0])
 
 
 def test_help_and_no_command(capsys):
-    for argv in (["--help"], ["bench", "--help"]):
+    for argv in (["--help"], ["bench", "--help"], ["plot", "boundary", "--help"]):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == 0
@@ -56,19 +304,29 @@ def test_help_and_no_command(capsys):
 
 @pytest.mark.parametrize("argv, expected", [
     (["--datasets", "nope"], "Unknown dataset 'nope'. Valid names:"),
-    (["--models", "nope"], "Unknown model 'nope'. Valid names: RaF, ET"),
+    (["--models", "nope"], "Unknown model 'nope'. Valid names: "),
+    (["--suite", "nope"], "Unknown suite 'nope'. Valid names: quick, lecture-uci"),
     (["--datasets", "concrete"], "regression task"),
-    (["--cv", "1"], "cv must be an integer >= 2"),
+    (["--folds", "1"], "folds must be an integer >= 2"),
+    (["--repeats", "0"], "repeats must be an integer >= 1"),
     (["--models", ","], "at least one dataset and one model"),
 ])
-def test_bad_names_are_refused_without_traceback(capsys, argv, expected):
-    assert main(["bench"] + TINY + argv) == 2
+def test_bad_names_are_refused_without_traceback(capsys, tmp_path, argv, expected):
+    assert main(["bench", "--out", str(tmp_path)] + TINY + argv) == 2
     assert expected in capsys.readouterr().err
 
 
-def test_missing_data_file_exit_status(capsys, tmp_path):
-    assert main(["bench", "--datasets", "letter", "--data-home", str(tmp_path)] + TINY) == 1
+def test_missing_and_corrupt_data_files(capsys, tmp_path):
+    argv = ["bench", "--datasets", "letter", "--data-home", str(tmp_path), "--out",
+            str(tmp_path / "o")] + TINY
+    assert main(argv) == 1
     assert "letter-recognition.data" in capsys.readouterr().err
+    bad = tmp_path / "letter-recognition.data"
+    bad.write_text("Letter,1\nA,1\n")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "does not match the recorded checksum" in err
+    assert not (tmp_path / "o" / "results.csv").exists()  # refused before any fit
 
 
 def test_list_commands(capsys):
@@ -76,8 +334,14 @@ def test_list_commands(capsys):
     out = capsys.readouterr().out
     assert re.search(r"^iris +150 x 4 +3 classes +bundled", out, re.M)
     assert re.search(r"^letter .* data dir", out, re.M)
+    assert re.search(r"^two_spirals .* synthetic", out, re.M)
     assert main(["models"]) == 0
-    assert "sk-ET" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert re.search(r"^name +task +family +description", out, re.M)
+    assert re.search(r"^RaF +classification +ensemble +forestzoo", out, re.M)
+    assert main(["suites"]) == 0
+    out = capsys.readouterr().out
+    assert "lecture-uci" in out and "repeats=10" in out
 
 
 def test_register_model_refuses_duplicates():
@@ -86,7 +350,21 @@ def test_register_model_refuses_duplicates():
     assert get_model("RaF") is MODELS["RaF"] and get_model("raf") is MODELS["RaF"]
 
 
+def test_plot_boundary(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "b.png"
+    assert main(["plot", "boundary", "--model", "RaF,ET", "--dataset", "two_spirals",
+                 "--out", str(out), "--n-estimators", "10", "--resolution", "40",
+                 "--n-jobs", "1"]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    accs = [float(a) for a in re.findall(r"(?:RaF|ET) (\d\.\d+)", capsys.readouterr().out)]
+    assert len(accs) == 2 and all(a > 0.8 for a in accs)  # spirals are learnable
+    assert main(["plot", "boundary", "--model", "RaF", "--dataset", "iris",
+                 "--out", str(out)]) == 2
+    assert "2-feature classification dataset: banana" in capsys.readouterr().err
+
+
 def test_python_dash_m_forestzoo():
     proc = subprocess.run([sys.executable, "-m", "forestzoo", "bench", "--help"],
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "--datasets" in proc.stdout
+    assert proc.returncode == 0 and "--suite" in proc.stdout and "--out" in proc.stdout

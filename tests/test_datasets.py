@@ -1,5 +1,6 @@
 """forestzoo.datasets: bundled data, the data directory, checksums and errors."""
 
+import gzip
 import hashlib
 import os
 from pathlib import Path
@@ -10,9 +11,13 @@ from sklearn import datasets as skd
 
 import forestzoo.datasets as fzd
 from forestzoo.datasets import DataFile, DatasetInfo, list_datasets, load_dataset
+from forestzoo.datasets._base import _sha256
 from forestzoo.datasets._readers import (
+    IdxFormat,
+    LibSVMFormat,
     TableFormat,
     encode_target,
+    read_idx,
     read_table,
     write_canonical,
 )
@@ -36,7 +41,7 @@ def data_home():
 def _check_xy(info, X, y, n_samples=None):
     assert X.shape == (n_samples or info.n_samples, info.n_features)
     assert X.dtype == np.float64 and X.flags.c_contiguous
-    assert np.isfinite(X).all()
+    assert np.isfinite(X).all() != info.missing_values  # NaN exactly where declared
     assert y.shape == (X.shape[0],)
     if info.task == "classification":
         assert y.dtype == np.int64
@@ -51,7 +56,7 @@ def test_registry_entries_are_complete():
     for info in list_datasets():
         assert info.task in ("classification", "regression")
         assert (info.n_classes is None) == (info.task == "regression")
-        assert info.source and info.licence and info.files
+        assert info.source and info.licence and (info.files or info.synthetic)
         assert all(len(f.sha256) == 64 for f in info.files)
         assert set(info.splits) <= {"train", "test"}
 
@@ -109,11 +114,23 @@ def test_split_is_refused_where_there_is_none():
         load_dataset("pendigits", split="validation")
 
 
+#: Loading these whole takes seconds; their test checks every file's checksum
+#: but parses only the (smaller) test part.
+BIG = {"fashion_mnist": 10000, "ijcnn1": 91701}
+
+
 @pytest.mark.parametrize("name", EXTERNAL)
 def test_data_directory_dataset_loads(name, data_home):
     info = fzd.get_dataset_info(name)
     if not all((data_home / f.name).is_file() for f in info.files):
         pytest.skip(f"{name}: files not in {data_home}")
+    if name in BIG:
+        for f in info.files:
+            assert _sha256(data_home / f.name) == f.sha256
+        X, y = load_dataset(name, data_home=data_home, split="test")
+        _check_xy(info, X, y, n_samples=BIG[name])
+        assert len(np.unique(y)) == info.n_classes
+        return
     X, y = load_dataset(name, data_home=data_home)
     _check_xy(info, X, y)
 
@@ -210,3 +227,175 @@ def test_encode_target():
     assert encode_target(np.array(["0.5", "2"]), "regression").dtype == np.float64
     with pytest.raises(ValueError, match="not integers"):
         encode_target(np.array(["0.5", "1"]), "classification")
+
+
+def test_every_manifest_dataset_is_registered():
+    manifest = SHARED / "MANIFEST.tsv"
+    if not manifest.is_file():
+        pytest.skip("no shared/datasets/MANIFEST.tsv")
+    rows = manifest.read_text(encoding="utf-8").splitlines()[1:]
+    names = {row.split("\t")[0] for row in rows if row.strip()}
+    assert names - set(REGISTRY) == set()
+
+
+def test_metadata_of_new_entries():
+    info = fzd.get_dataset_info
+    assert info("orl_faces").image_shape == (32, 32)
+    assert info("fashion_mnist").image_shape == (28, 28)
+    assert info("fashion_mnist").splits == ("train", "test")
+    assert info("landmine").group_name == "task"
+    assert info("mammographic_masses").missing_values
+    assert [t for t, _ in info("energy_efficiency").targets] == ["heating", "cooling"]
+    assert "lecture_mpsvm_raf.csv" in info("seeds").tables
+    assert "IJCNN" in info("ijcnn1").paper_names
+    assert info("seeds").bundled  # MIT-licensed source, 4 KB
+
+
+def test_landmine_groups_and_multi_targets(data_home):
+    if not (data_home / "landmine.csv.gz").is_file():
+        pytest.skip("landmine not in the data directory")
+    X, y, groups = load_dataset("landmine", data_home=data_home, return_groups=True)
+    assert X.shape == (14820, 9) and groups.shape == y.shape
+    assert sorted(np.unique(groups)) == list(range(29))
+    with pytest.raises(ValueError, match="no group column.*landmine"):
+        load_dataset("iris", return_groups=True)
+    if not (data_home / "energy_efficiency.csv.gz").is_file():
+        return
+    _, heat = load_dataset("energy_efficiency", data_home=data_home)
+    _, cool = load_dataset("energy_efficiency", data_home=data_home, target="cooling")
+    _, cool2 = load_dataset("energy_efficiency_cooling", data_home=data_home)
+    assert heat[0] == 15.55 and cool[0] == 21.33
+    np.testing.assert_array_equal(cool, cool2)
+    with pytest.raises(ValueError, match="no target 'y3'.*'heating', 'cooling'"):
+        load_dataset("energy_efficiency", data_home=data_home, target="y3")
+
+
+def test_missing_value_token_becomes_nan(monkeypatch, tmp_path):
+    (tmp_path / "m.csv").write_text("a,b,label\n1,?,0\n?,2,1\n3,4,1\n")
+    sha = _sha256(tmp_path / "m.csv")
+    info = DatasetInfo("m", "classification", 3, 2, 2, "made up", "none",
+                       (DataFile("m.csv", sha),),
+                       TableFormat(header=True, na_values=("?",)), missing_values=True)
+    monkeypatch.setitem(REGISTRY, "m", info)
+    X, y = load_dataset("m", data_home=tmp_path)
+    np.testing.assert_array_equal(np.isnan(X), [[False, True], [True, False], [False, False]])
+    assert y.tolist() == [0, 1, 1]
+
+
+def _write_idx(path, array, code):
+    header = bytes([0, 0, code, array.ndim]) + b"".join(
+        int(n).to_bytes(4, "big") for n in array.shape)
+    with gzip.open(path, "wb") as fh:
+        fh.write(header + array.tobytes())
+
+
+def test_idx_and_libsvm_readers_on_made_up_files(monkeypatch, tmp_path):
+    images = np.arange(3 * 2 * 4, dtype=np.uint8).reshape(3, 2, 4)
+    _write_idx(tmp_path / "img.gz", images, 0x08)
+    _write_idx(tmp_path / "lab.gz", np.array([7, 1, 7], dtype=np.uint8), 0x08)
+    np.testing.assert_array_equal(read_idx(tmp_path / "img.gz"), images)
+    files = tuple(DataFile(n, _sha256(tmp_path / n)) for n in ("img.gz", "lab.gz"))
+    monkeypatch.setitem(REGISTRY, "idx", DatasetInfo(
+        "idx", "classification", 3, 8, 2, "made up", "none", files, IdxFormat(),
+        image_shape=(2, 4)))
+    X, y = load_dataset("idx", data_home=tmp_path)
+    np.testing.assert_array_equal(X, images.reshape(3, 8))
+    assert y.tolist() == [7, 1, 7]
+    (tmp_path / "bad.gz").write_bytes(gzip.compress(b"\x01\x02\x03\x04"))
+    with pytest.raises(ValueError, match="bad.gz: not an IDX file"):
+        read_idx(tmp_path / "bad.gz")
+    _write_idx(tmp_path / "short.gz", images, 0x08)
+    raw = gzip.decompress((tmp_path / "short.gz").read_bytes())[:-1]
+    (tmp_path / "short.gz").write_bytes(gzip.compress(raw))
+    with pytest.raises(ValueError, match="header says shape"):
+        read_idx(tmp_path / "short.gz")
+
+    (tmp_path / "a.svm").write_text("+1 1:0.5 3:2\n-1 2:1\n")
+    (tmp_path / "b.svm").write_text("-1 3:-4\n")
+    files = (DataFile("a.svm", _sha256(tmp_path / "a.svm"), "train"),
+             DataFile("b.svm", _sha256(tmp_path / "b.svm"), "test"))
+    monkeypatch.setitem(REGISTRY, "svm", DatasetInfo(
+        "svm", "classification", 3, 3, 2, "made up", "none", files, LibSVMFormat(3)))
+    X, y = load_dataset("svm", data_home=tmp_path)
+    np.testing.assert_array_equal(X, [[0.5, 0, 2], [0, 1, 0], [0, 0, -4]])
+    assert y.tolist() == [1, -1, -1]
+    X_test, y_test = load_dataset("svm", data_home=tmp_path, split="test")
+    assert X_test.tolist() == [[0, 0, -4]] and y_test.tolist() == [-1]
+
+
+# --- synthetic generators -------------------------------------------------------------
+GENERATORS = [fzd.make_two_spirals, fzd.make_four_spirals, fzd.make_banana,
+              fzd.make_twonorm, fzd.make_ring, fzd.make_waveform]
+
+
+@pytest.mark.parametrize("make", GENERATORS)
+def test_generators_are_seeded_balanced_and_validated(make):
+    X, y = make(200, random_state=3)
+    X2, y2 = make(200, random_state=3)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    assert not np.array_equal(X, make(200, random_state=4)[0])
+    assert X.dtype == np.float64 and y.dtype == np.int64 and len(X) == len(y) == 200
+    counts = np.bincount(y)
+    assert counts.max() - counts.min() <= 1
+    with pytest.raises(ValueError, match="n_samples must be an integer"):
+        make(0)
+
+
+@pytest.mark.parametrize("n_arms, turns", [(2, 1.5), (4, 1.0), (3, 2.25)])
+def test_spiral_points_lie_on_their_arm(n_arms, turns):
+    X, y = fzd.make_spirals(400, n_arms=n_arms, turns=turns, noise=0.0, random_state=0)
+    r = np.hypot(X[:, 0], X[:, 1])
+    assert r.max() <= 1.0
+    # on arm k the polar angle is 2 pi turns r + 2 pi k / K, modulo 2 pi
+    expected = 2 * np.pi * turns * r + 2 * np.pi * y / n_arms
+    gap = np.angle(np.exp(1j * (np.arctan2(X[:, 1], X[:, 0]) - expected)))
+    np.testing.assert_allclose(gap, 0.0, atol=1e-9)
+    with pytest.raises(ValueError, match="n_arms must be an integer >= 2"):
+        fzd.make_spirals(10, n_arms=1)
+
+
+def test_banana_arcs_without_noise():
+    X, y = fzd.make_banana(300, radius=2.0, noise=0.0, random_state=0)
+    np.testing.assert_allclose(np.hypot(*X[y == 0].T), 2.0)
+    np.testing.assert_allclose(np.hypot(*(X[y == 1] - [2.0, 1.0]).T), 2.0)
+    assert (X[y == 0, 1] >= 0).all() and (X[y == 1, 1] <= 1.0).all()  # upper / lower arcs
+    # the classes are separable without noise, but not by a line
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.tree import DecisionTreeClassifier
+    assert DecisionTreeClassifier(random_state=0).fit(X, y).score(X, y) == 1.0
+    assert LogisticRegression().fit(X, y).score(X, y) < 0.95
+    with pytest.raises(ValueError, match="noise must be a finite number >= 0"):
+        fzd.make_banana(10, noise=-1)
+
+
+def test_twonorm_and_ringnorm_moments():
+    X, y = fzd.make_twonorm(20000, random_state=0)
+    a = 2 / np.sqrt(20)
+    np.testing.assert_allclose(X[y == 0].mean(0), a, atol=0.05)
+    np.testing.assert_allclose(X[y == 1].mean(0), -a, atol=0.05)
+    # the Bayes rule sign(sum x) errs with probability Phi(-a sqrt(20)) = Phi(-2) = 2.3 %
+    error = np.mean((X.sum(1) < 0) != (y == 1))
+    assert 0.018 < error < 0.028
+    X, y = fzd.make_ring(20000, random_state=0)
+    np.testing.assert_allclose(X[y == 0].var(0), 4.0, rtol=0.08)
+    np.testing.assert_allclose(X[y == 1].var(0), 1.0, rtol=0.08)
+    np.testing.assert_allclose(X[y == 1].mean(0), 1 / np.sqrt(20), atol=0.05)
+
+
+def test_waveform_matches_the_pmlb_sample():
+    # PMLB's waveform_21 (Breiman's own sample) numbers the classes in reverse order
+    X, y = load_dataset("waveform_21")
+    G, g = fzd.make_waveform(30000, random_state=0)
+    ours = np.array([G[g == c].mean(0) for c in (2, 1, 0)])
+    theirs = np.array([X[y == c].mean(0) for c in range(3)])
+    np.testing.assert_allclose(ours, theirs, atol=0.2)
+    assert fzd.make_waveform(10, n_noise_features=19, random_state=0)[0].shape == (10, 40)
+
+
+def test_synthetic_registry_entries_draw_with_seed_zero():
+    X, y = load_dataset("two_spirals")
+    X2, y2 = fzd.make_two_spirals(1000, random_state=0)
+    np.testing.assert_array_equal(X, X2)
+    info = fzd.get_dataset_info("four_spirals")
+    assert info.synthetic and not info.bundled and info.n_classes == 4

@@ -1,14 +1,17 @@
-"""The ``forestzoo`` command line: ``forestzoo bench``, ``datasets``, ``models``."""
+"""The ``forestzoo`` command line: ``bench``, ``plot boundary``, ``datasets``,
+``models``, ``suites``."""
 
 import argparse
-import os
+import shlex
 import sys
+import time
 
 from ..datasets import DATA_ENV_VAR, list_datasets
-from .registry import list_models
-from .runner import DEFAULT_DATASETS, DEFAULT_MODELS
+from .registry import get_suite, list_models, list_suites, resolve_models
 
 __all__ = ["main"]
+
+DEFAULT_OUT = "forestzoo-results"
 
 
 def _version():
@@ -24,63 +27,101 @@ def _csv(text):
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def _add_bench(sub):
+    bench = sub.add_parser(
+        "bench", help="run a benchmark suite and write its report",
+        description="Run a suite (default: quick): every model on the same splits; each "
+                    "fold's result is appended to OUT/results.csv as soon as it exists, "
+                    "so the same command run again resumes an interrupted run. Prints and "
+                    "writes OUT/report.md (scores, ranks, Friedman / Nemenyi, CD diagram).",
+    )
+    bench.add_argument("--suite", default="quick", metavar="NAME",
+                       help="suite name (default: %(default)s); see 'forestzoo suites'")
+    bench.add_argument("--models", type=_csv, default=None, metavar="A,B,...",
+                       help="replace the suite's models; see 'forestzoo models'")
+    bench.add_argument("--datasets", type=_csv, default=None, metavar="A,B,...",
+                       help="replace the suite's datasets; see 'forestzoo datasets'")
+    bench.add_argument("--repeats", type=int, default=None, metavar="R",
+                       help="repetitions of the protocol (default: the suite's)")
+    bench.add_argument("--folds", "--cv", dest="folds", type=int, default=None, metavar="K",
+                       help="folds of the cross-validation (default: the suite's)")
+    bench.add_argument("--n-estimators", type=int, default=None, metavar="N",
+                       help="trees per ensemble (default: the suite's)")
+    bench.add_argument("--n-jobs", type=int, default=2, metavar="N",
+                       help="threads per model (default: %(default)s)")
+    bench.add_argument("--random-state", type=int, default=0, metavar="SEED",
+                       help="seed of the splits and models (default: %(default)s)")
+    bench.add_argument("--data-home", default=None, metavar="DIR",
+                       help=f"directory of non-bundled dataset files (default: "
+                            f"${DATA_ENV_VAR})")
+    bench.add_argument("--paper-tables", default=None, metavar="DIR",
+                       help="directory of the papers' tables (default: "
+                            "$FORESTZOO_PAPER_TABLES, else paper_tables beside --data-home)")
+    bench.add_argument("--out", default=None, metavar="DIR",
+                       help=f"output directory (default: {DEFAULT_OUT}/SUITE)")
+    bench.add_argument("--no-progress", action="store_true",
+                       help="print no progress on stderr")
+
+
+def _add_plot(sub):
+    plot = sub.add_parser("plot", help="plots: 'forestzoo plot boundary'")
+    kinds = plot.add_subparsers(dest="kind", metavar="KIND")
+    boundary = kinds.add_parser(
+        "boundary", help="decision regions of models on a 2-D dataset (PNG)",
+        description="Fit each model on 2/3 of a two-feature dataset and draw its decision "
+                    "regions with the training points, side by side.")
+    boundary.add_argument("--model", "--models", dest="models", type=_csv, required=True,
+                          metavar="A,B,...", help="one or more model names")
+    boundary.add_argument("--dataset", default="two_spirals", metavar="NAME",
+                          help="a 2-feature dataset (default: %(default)s)")
+    boundary.add_argument("--out", default=None, metavar="FILE",
+                          help="PNG to write (default: boundary_DATASET.png)")
+    boundary.add_argument("--n-estimators", type=int, default=100, metavar="N")
+    boundary.add_argument("--n-jobs", type=int, default=2, metavar="N")
+    boundary.add_argument("--random-state", type=int, default=0, metavar="SEED")
+    boundary.add_argument("--resolution", type=int, default=200, metavar="N",
+                          help="grid points per axis (default: %(default)s)")
+    boundary.add_argument("--data-home", default=None, metavar="DIR")
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="forestzoo",
         description="Random-forest variants on one compiled tree engine. "
-                    "Run 'forestzoo bench' to compare forests on bundled datasets.",
+                    "Run 'forestzoo bench' to compare the registered models on bundled "
+                    "datasets.",
     )
     parser.add_argument("--version", action="version", version=f"forestzoo {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    bench = sub.add_parser(
-        "bench", help="cross-validate forests on datasets and print a table",
-        description="Cross-validate models with stratified k-fold CV (the same folds for "
-                    "every model) and print mean accuracy, fit time and average ranks. "
-                    "Each model is fitted once, untimed, before timing starts.",
-    )
-    bench.add_argument("--datasets", type=_csv, default=",".join(DEFAULT_DATASETS),
-                       metavar="A,B,...",
-                       help="comma-separated dataset names (default: %(default)s); "
-                            "see 'forestzoo datasets'")
-    bench.add_argument("--models", type=_csv, default=",".join(DEFAULT_MODELS),
-                       metavar="A,B,...",
-                       help="comma-separated model names (default: %(default)s); "
-                            "see 'forestzoo models'")
-    bench.add_argument("--n-estimators", type=int, default=100, metavar="N",
-                       help="trees per forest (default: %(default)s)")
-    bench.add_argument("--cv", type=int, default=5, metavar="K",
-                       help="number of folds (default: %(default)s)")
-    bench.add_argument("--n-jobs", type=int, default=2, metavar="N",
-                       help="threads per model (default: %(default)s)")
-    bench.add_argument("--random-state", type=int, default=0, metavar="SEED",
-                       help="seed for folds and models (default: %(default)s)")
-    bench.add_argument("--data-home", default=None, metavar="DIR",
-                       help=f"directory of non-bundled dataset files (default: "
-                            f"${DATA_ENV_VAR})")
-    bench.add_argument("--no-progress", action="store_true",
-                       help="print no progress on stderr")
-
+    _add_bench(sub)
+    _add_plot(sub)
     sub.add_parser("datasets", help="list the registered datasets")
     sub.add_parser("models", help="list the registered models")
+    sub.add_parser("suites", help="list the benchmark suites")
     return parser
 
 
 class _Progress:
-    """Progress on stderr: a rich bar on a terminal when rich is installed, else
-    one line per finished (dataset, model) pair."""
+    """Progress on stderr: a rich bar with ETA on a terminal, else one line per
+    finished (dataset, model) pair with the elapsed time and an ETA."""
 
-    def __init__(self, total, n_folds, enabled):
-        self.n_folds, self.enabled, self._bar, self._scores = n_folds, enabled, None, []
-        if not (enabled and sys.stderr.isatty()):
-            return
-        try:
-            from rich.console import Console
-            from rich.progress import Progress
-        except ImportError:
-            return
-        self._bar = Progress(console=Console(stderr=True), transient=True)
-        self._task = self._bar.add_task("bench", total=total)
+    def __init__(self, enabled, metric):
+        self.enabled, self.metric, self._bar = enabled, metric, None
+        self.total = self.done = self._new = 0
+        self._start = time.perf_counter()
+        self._scores = {}
+        if enabled and sys.stderr.isatty():
+            try:
+                from rich.console import Console
+                from rich.progress import (BarColumn, MofNCompleteColumn, Progress,
+                                           TextColumn, TimeElapsedColumn,
+                                           TimeRemainingColumn)
+            except ImportError:
+                return
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(),
+                                 TextColumn("ETA"), TimeRemainingColumn(),
+                                 console=Console(stderr=True), transient=True)
 
     def __enter__(self):
         if self._bar is not None:
@@ -91,65 +132,137 @@ class _Progress:
         if self._bar is not None:
             self._bar.stop()
 
+    def plan(self, total, done):
+        self.total, self.done = total, done
+        if self._bar is not None:
+            self._task = self._bar.add_task("bench", total=total, completed=done)
+        elif self.enabled and done:
+            print(f"resuming: {done} of {total} results already in results.csv",
+                  file=sys.stderr, flush=True)
+
+    def _eta(self):
+        if not self._new:
+            return "?"
+        left = (time.perf_counter() - self._start) / self._new * (self.total - self.done)
+        return f"{left / 60:.1f} min" if left >= 60 else f"{left:.0f} s"
+
     def update(self, result):
+        if self._new == 0:  # the ETA leaves out loading and the untimed warm-up fits
+            self._start = time.perf_counter() - result.fit_seconds - result.predict_seconds
+        self.done += 1
+        self._new += 1
         if self._bar is not None:
             self._bar.update(self._task, advance=1,
                              description=f"{result.dataset} / {result.model}")
             return
-        self._scores.append(result.accuracy)
-        if self.enabled and result.fold == self.n_folds - 1:
-            print(f"  {result.dataset} / {result.model}: mean accuracy "
-                  f"{sum(self._scores) / len(self._scores):.4f}", file=sys.stderr, flush=True)
-            self._scores = []
+        if not self.enabled:
+            return
+        key = (result.dataset, result.model)
+        self._scores.setdefault(key, []).append(result)
+        rows = self._scores[key]
+        ok = [r.score(self.metric) for r in rows if r.ok]
+        shown = (f"{self.metric} {100 * sum(ok) / len(ok):.2f} %" if ok and self.metric in
+                 ("accuracy", "error") else f"{self.metric} {sum(ok) / len(ok):.4f}" if ok
+                 else result.status)
+        print(f"[{self.done}/{self.total}] {result.dataset} / {result.model} repeat "
+              f"{result.repeat} fold {result.fold}: {shown} (fit {result.fit_seconds:.2f} s; "
+              f"ETA {self._eta()})", file=sys.stderr, flush=True)
 
 
-def _bench(args):
-    from .report import format_report
-    from .runner import load_suite, run_benchmark
+def _bench(args, argv):
+    from pathlib import Path
+
+    from .report import write_report
+    from .runner import run_suite
 
     try:
-        data = load_suite(args.datasets, args.models, args.cv, args.data_home)
+        suite = get_suite(args.suite)
+        out = Path(args.out) if args.out else Path(DEFAULT_OUT) / suite.name
+        progress = _Progress(enabled=not args.no_progress, metric=suite.metric)
+        with progress:
+            run = run_suite(suite, models=args.models, datasets=args.datasets,
+                            repeats=args.repeats, folds=args.folds,
+                            n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+                            random_state=args.random_state, data_home=args.data_home,
+                            out=out, on_result=progress.update, on_plan=progress.plan)
     except (ValueError, FileNotFoundError) as exc:  # bad input: a message, no traceback
         print(f"forestzoo: error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, FileNotFoundError) else 2
-    total = len(args.datasets) * len(args.models) * args.cv
-    with _Progress(total, args.cv, enabled=not args.no_progress) as progress:
-        results = run_benchmark(
-            args.datasets, args.models, n_estimators=args.n_estimators, cv=args.cv,
-            n_jobs=args.n_jobs, random_state=args.random_state, data_home=args.data_home,
-            on_result=progress.update, data=data,
-        )
-    title = (f"forestzoo bench: {args.n_estimators} trees, {args.cv}-fold stratified CV, "
-             f"n_jobs={args.n_jobs}, random_state={args.random_state}, "
-             f"{os.cpu_count()} CPUs seen")
-    print(format_report(results, title=title))
+    except KeyboardInterrupt:
+        print(f"\nforestzoo: interrupted; every finished result is in {out / 'results.csv'}."
+              f" Run the same command again to resume.", file=sys.stderr)
+        return 130
+    command = "forestzoo " + " ".join(shlex.quote(a) for a in argv)
+    text = write_report(run, command=command, paper_dir=args.paper_tables,
+                        data_home=args.data_home)
+    print(text)
+    print(f"Report: {out / 'report.md'}; results: {out / 'results.csv'} "
+          f"({run.new} new rows, {run.seconds:.0f} s)")
+    return 0
+
+
+def _plot(args):
+    from .plot import plot_boundary
+
+    if args.kind != "boundary":
+        print("forestzoo: error: say which plot: 'forestzoo plot boundary --model M "
+              "--dataset two_spirals'", file=sys.stderr)
+        return 2
+    out = args.out or f"boundary_{args.dataset}.png"
+    try:
+        _, acc = plot_boundary(args.models, args.dataset, out=out,
+                               n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+                               random_state=args.random_state, resolution=args.resolution,
+                               data_home=args.data_home)
+    except (ValueError, FileNotFoundError, ImportError) as exc:
+        print(f"forestzoo: error: {exc}", file=sys.stderr)
+        return 1 if isinstance(exc, (FileNotFoundError, ImportError)) else 2
+    shown = ", ".join(f"{m} {a:.3f}" for m, a in acc.items())
+    print(f"Wrote {out} (test accuracy: {shown})")
     return 0
 
 
 def _list_datasets():
     for d in list_datasets():
-        where = "bundled" if d.bundled else "data dir"
+        where = "bundled" if d.bundled else "synthetic" if d.synthetic else "data dir"
         kind = f"{d.n_classes} classes" if d.n_classes else "regression"
-        print(f"{d.name:34s} {d.n_samples:6d} x {d.n_features:<4d} {kind:11s} {where:8s} "
+        print(f"{d.name:34s} {d.n_samples:6d} x {d.n_features:<4d} {kind:11s} {where:9s} "
               f"{d.licence}")
     return 0
 
 
 def _list_models():
-    for spec in list_models():
-        print(f"{spec.name:16s} {spec.task:14s} {spec.description}")
+    rows = [(m.name, m.task, m.family or "-", m.description + ("" if m.quick else
+                                                               " [not in quick]"))
+            for m in list_models()]
+    width = max([len(r[0]) for r in rows] + [5])
+    print(f"{'name':{width}s}  {'task':14s}  {'family':10s}  description")
+    for name, task, family, desc in rows:
+        print(f"{name:{width}s}  {task:14s}  {family:10s}  {desc}")
+    return 0
+
+
+def _list_suites():
+    for s in list_suites():
+        models = ",".join(resolve_models(s))
+        print(f"{s.name:18s} {s.description}\n{'':18s} protocol={s.protocol} folds={s.folds} "
+              f"repeats={s.repeats} n_estimators={s.n_estimators} metric={s.metric} "
+              f"preprocess={s.preprocess}\n{'':18s} models: {models}\n{'':18s} datasets: "
+              f"{','.join(s.datasets)}")
     return 0
 
 
 def main(argv=None):
     """Run the ``forestzoo`` command; return its exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     if args.command == "bench":
-        return _bench(args)
-    if args.command == "datasets":
-        return _list_datasets()
-    return _list_models()
+        return _bench(args, argv)
+    if args.command == "plot":
+        return _plot(args)
+    return {"datasets": _list_datasets, "models": _list_models,
+            "suites": _list_suites}[args.command]()

@@ -20,7 +20,8 @@ family only adds a file.  Factories import their estimator lazily so that
 listing models stays cheap.
 
 A *suite* names datasets, models and a protocol (see :class:`Suite`);
-families register the suites their paper defines in the same modules.
+families register the suites their paper defines in the same modules. The
+generic suites (``quick``, ``lecture-uci``) live in :mod:`forestzoo.bench.suites`.
 """
 
 import importlib
@@ -30,7 +31,7 @@ from typing import Callable
 
 __all__ = [
     "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
-    "get_suite", "list_models", "list_suites", "make_model",
+    "get_suite", "list_models", "list_suites", "make_model", "resolve_models", "METRICS",
 ]
 
 
@@ -44,9 +45,15 @@ class ModelSpec:
     task: str = "classification"  # or "regression"
     family: str = ""  # forestzoo subpackage, or "peer" for another library's model
     reference: str = ""  # the paper, "Author et al. YEAR"
+    quick: bool = True  # part of the default ``quick`` suite
 
 
 PROTOCOLS = ("cv", "holdout", "official")
+PREPROCESS = (None, "zscore")
+#: metric -> (task, higher is better)
+METRICS = {"accuracy": ("classification", True), "error": ("classification", False),
+           "r2": ("regression", True), "mae": ("regression", False),
+           "rmse": ("regression", False)}
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,25 @@ class Suite:
         Fraction of the training part that the protocol keeps aside for
         models that tune on a validation set (0: none); models receive all
         training rows and split them themselves, this is documentation.
+    metric
+        What the report tabulates and ranks: ``"accuracy"`` or ``"error"``
+        (classification, in percent), ``"r2"``, ``"mae"`` or ``"rmse"``
+        (regression). Every fold records all the metrics of its task.
     paper_table
-        File in ``shared/paper_tables`` whose figures the report prints beside ours.
+        File (or tuple of files) in ``shared/paper_tables`` whose figures the
+        report prints beside ours, found by dataset name (the registry's
+        ``paper_names``) and model name (or ``paper_names[model]``).
+    models
+        ``()`` means every registered model of the suite's task whose
+        ``quick`` flag is set, resolved when the suite runs.
+    time_budget_s
+        Seconds of fitting and predicting (the untimed warm-up fit, which
+        pays for compilation, included) the whole run may spend, shared
+        evenly by the models; a model that has used its share when a dataset
+        starts is skipped on that dataset and the rest (recorded as skipped).
+        ``None``: no limit.
+    paper_names
+        Model name -> the column name the paper table uses for it.
     """
 
     name: str
@@ -82,13 +106,33 @@ class Suite:
     preprocess: str | None = None
     validation_fraction: float = 0.0
     metric: str = "accuracy"  # "accuracy" for classification, "r2" or "mae" for regression
-    paper_table: str | None = None
+    paper_table: str | tuple | None = None
     notes: str = ""
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    time_budget_s: float | None = None
+    paper_names: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:
             raise ValueError(f"Suite {self.name!r}: protocol must be one of {PROTOCOLS}, got {self.protocol!r}.")
+        if self.preprocess not in PREPROCESS:
+            raise ValueError(f"Suite {self.name!r}: preprocess must be one of {PREPROCESS}, "
+                             f"got {self.preprocess!r}.")
+        if self.metric not in METRICS:
+            raise ValueError(f"Suite {self.name!r}: metric must be one of {tuple(METRICS)}, "
+                             f"got {self.metric!r}.")
+
+    @property
+    def task(self):
+        """``"classification"`` or ``"regression"``, from the metric."""
+        return METRICS[self.metric][0]
+
+    @property
+    def paper_tables(self):
+        """``paper_table`` as a tuple of file names."""
+        if self.paper_table is None:
+            return ()
+        return (self.paper_table,) if isinstance(self.paper_table, str) else tuple(self.paper_table)
 
 
 MODELS: dict[str, ModelSpec] = {}
@@ -102,20 +146,25 @@ def _load_registrations():
     if _loaded:
         return
     _loaded = True
-    from . import models
+    from . import models, suites  # noqa: F401  (suites registers the generic suites)
 
     for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: m.name):
         if not info.name.startswith("_"):
             importlib.import_module(f"{models.__name__}.{info.name}")
 
 
-def register_model(name, description, task="classification", family="", reference=""):
-    """Decorator registering ``factory`` under ``name``; names must be unique."""
+def register_model(name, description, task="classification", family="", reference="",
+                   quick=True):
+    """Decorator registering ``factory`` under ``name``; names must be unique.
+
+    ``quick=False`` leaves the model out of the default ``quick`` suite (for
+    models that need minutes on a small dataset); it can still be named.
+    """
 
     def decorator(factory):
         if name in MODELS:
             raise ValueError(f"A model named {name!r} is already registered.")
-        MODELS[name] = ModelSpec(name, factory, description, task, family, reference)
+        MODELS[name] = ModelSpec(name, factory, description, task, family, reference, quick)
         return factory
 
     return decorator
@@ -154,6 +203,14 @@ def list_models(task=None, family=None):
     _load_registrations()
     return [m for m in MODELS.values()
             if (task is None or m.task == task) and (family is None or m.family == family)]
+
+
+def resolve_models(suite):
+    """The suite's model names; ``()`` means every ``quick`` model of its task."""
+    _load_registrations()
+    if suite.models:
+        return tuple(suite.models)
+    return tuple(m.name for m in MODELS.values() if m.task == suite.task and m.quick)
 
 
 def list_suites():

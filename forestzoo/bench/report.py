@@ -1,91 +1,335 @@
-"""Plain-text tables of benchmark results: accuracy, fit time, average ranks."""
+"""The Markdown report of a benchmark run: score table (with the paper's
+figures where the suite names a paper table), average ranks, Friedman /
+Iman-Davenport, Nemenyi CD and its diagram, win/tie/loss against the first
+model, and time per model."""
+
+import csv
+import math
+import os
+import re
+from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
 
+from .. import stats
 from ..datasets import get_dataset_info
+from ..datasets._base import get_data_home
+from .registry import METRICS
 
-__all__ = ["summarize", "average_ranks", "format_report"]
+__all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
+           "find_paper_tables", "write_report", "PAPER_TABLES_ENV_VAR"]
+
+#: Environment variable naming the directory of the papers' tables.
+PAPER_TABLES_ENV_VAR = "FORESTZOO_PAPER_TABLES"
+
+_PERCENT = ("accuracy", "error")
 
 
 def _ordered(values):
     return list(dict.fromkeys(values))
 
 
-def summarize(results):
-    """Aggregate fold results.
+def summarize(results, metric="accuracy", datasets=None, models=None):
+    """Aggregate fold results into per-(dataset, model) arrays.
 
     Returns
     -------
-    datasets, models : list of str
-        In order of first appearance.
-    acc_mean, acc_std, fit_mean : ndarray of shape (n_datasets, n_models)
-        Mean and standard deviation of test accuracy over folds, and mean fit
-        seconds per fold; NaN where a (dataset, model) pair has no result.
+    dict with ``datasets``, ``models`` (lists) and arrays of shape
+    (n_datasets, n_models): ``mean`` and ``std`` of ``metric`` over the
+    successful folds (in percent for accuracy and error; NaN where none),
+    ``n_ok``, ``n_failed``, ``n_skipped`` (counts), ``fit`` and ``predict``
+    (total seconds), ``partial`` (bool: some folds failed or were skipped).
     """
-    datasets = _ordered(r.dataset for r in results)
-    models = _ordered(r.model for r in results)
+    datasets = list(datasets) if datasets is not None else _ordered(r.dataset for r in results)
+    models = list(models) if models is not None else _ordered(r.model for r in results)
     shape = (len(datasets), len(models))
-    acc_mean, acc_std, fit_mean = (np.full(shape, np.nan) for _ in range(3))
-    for i, d in enumerate(datasets):
-        for j, m in enumerate(models):
-            rows = [r for r in results if r.dataset == d and r.model == m]
-            if rows:
-                acc = np.array([r.accuracy for r in rows])
-                acc_mean[i, j], acc_std[i, j] = acc.mean(), acc.std()
-                fit_mean[i, j] = np.mean([r.fit_seconds for r in rows])
-    return datasets, models, acc_mean, acc_std, fit_mean
+    out = {k: np.full(shape, np.nan) for k in ("mean", "std")}
+    out.update({k: np.zeros(shape) for k in ("n_ok", "n_failed", "n_skipped", "fit",
+                                             "predict")})
+    di = {d: i for i, d in enumerate(datasets)}
+    mj = {m: j for j, m in enumerate(models)}
+    scale = 100.0 if metric in _PERCENT else 1.0
+    values = {}
+    for r in results:
+        if r.dataset not in di or r.model not in mj:
+            continue
+        i, j = di[r.dataset], mj[r.model]
+        out["fit"][i, j] += r.fit_seconds
+        out["predict"][i, j] += r.predict_seconds
+        if r.ok:
+            out["n_ok"][i, j] += 1
+            values.setdefault((i, j), []).append(r.score(metric) * scale)
+        elif r.status.startswith("skipped"):
+            out["n_skipped"][i, j] += 1
+        else:
+            out["n_failed"][i, j] += 1
+    for (i, j), v in values.items():
+        out["mean"][i, j], out["std"][i, j] = np.mean(v), np.std(v)
+    # a mean over only some of the folds is shown but neither ranked nor tested
+    out["partial"] = (out["n_ok"] > 0) & (out["n_failed"] + out["n_skipped"] > 0)
+    out["datasets"], out["models"] = datasets, models
+    return out
 
 
-def average_ranks(scores):
-    """Average rank of each column over rows; rank 1 is the highest score.
-
-    Ties share the mean of the ranks they span (Demsar 2006, Sec. 3.2.2).
-    Rows with a missing score are left out.
-    """
+def average_ranks(scores, higher_is_better=True):
+    """Average rank of each column over the rows with no missing score
+    (rank 1 = best; ties share the mean rank, Demsar 2006, Sec. 3.2.2)."""
     scores = np.asarray(scores, dtype=float)
     complete = scores[~np.isnan(scores).any(axis=1)]
     if len(complete) == 0:
         return np.full(scores.shape[1], np.nan)
-    return np.mean([rankdata(-row) for row in complete], axis=0)
+    return stats.average_ranks(complete, higher_is_better)
 
 
-def _table(header, rows):
-    widths = [max(len(str(c)) for c in col) for col in zip(header, *rows)]
-    def line(cells):
-        first = str(cells[0]).ljust(widths[0])
-        return "  ".join([first] + [str(c).rjust(w) for c, w in zip(cells[1:], widths[1:])])
-    rule = "-" * len(line(header))
-    return "\n".join([line(header), rule] + [line(r) for r in rows])
+def _norm(name):
+    return re.sub(r"[^a-z0-9]", "", str(name).lower())
 
 
-def format_report(results, title=None):
-    """Render accuracy (mean (std), best per row starred), fit time and ranks."""
-    datasets, models, acc_mean, acc_std, fit_mean = summarize(results)
-    n_folds = len({r.fold for r in results})
-    info = {d: get_dataset_info(d) for d in datasets}
+def find_paper_tables(paper_dir=None, data_home=None):
+    """The directory of the papers' tables: ``paper_dir``, else
+    ``$FORESTZOO_PAPER_TABLES``, else ``paper_tables`` beside the data directory;
+    None when none exists (then reports print no paper column)."""
+    for candidate in (paper_dir, os.environ.get(PAPER_TABLES_ENV_VAR)):
+        if candidate:
+            return Path(candidate) if Path(candidate).is_dir() else None
+    home = get_data_home(data_home)
+    if home is not None and (home.parent / "paper_tables").is_dir():
+        return home.parent / "paper_tables"
+    return None
 
-    acc_rows = []
+
+def _read_paper_table(path):
+    """``{(normalised dataset, normalised method): value}`` from one table, rows
+    being datasets (first header ``dataset``) or methods (``method``)."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.reader(fh) if r]
+    header, body = rows[0], rows[1:]
+    by_dataset = _norm(header[0]) != "method"
+    table = {}
+    for row in body:
+        for col, cell in zip(header[1:], row[1:]):
+            try:
+                value = float(cell)
+            except ValueError:
+                continue
+            d, m = (row[0], col) if by_dataset else (col, row[0])
+            table.setdefault((_norm(d), _norm(m)), value)
+    return table
+
+
+def paper_figures(suite, datasets, models, paper_dir):
+    """``{(dataset, model): figure}`` from the suite's paper tables.
+
+    A dataset is found under any of its registry ``paper_names``; a model
+    under ``suite.paper_names[model]`` or its own name.
+    """
+    if paper_dir is None or suite is None:
+        return {}
+    figures = {}
+    for file in suite.paper_tables:
+        path = Path(paper_dir) / file
+        if not path.is_file():
+            continue
+        table = _read_paper_table(path)
+        for d in datasets:
+            names = [_norm(n) for n in get_dataset_info(d).paper_names] + [_norm(d)]
+            for m in models:
+                col = _norm(suite.paper_names.get(m, m))
+                for n in names:
+                    if (n, col) in table and (d, m) not in figures:
+                        figures[(d, m)] = table[(n, col)]
+    return figures
+
+
+def _fmt(value, metric, digits=None):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if digits is None:
+        digits = 2 if metric in _PERCENT else 4
+    return f"{value:.{digits}f}"
+
+
+def _md_table(header, rows, align=None):
+    align = align or ["l"] + ["r"] * (len(header) - 1)
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _stats_section(mean, datasets, models, higher, metric, cd_png, suite_name):
+    complete = ~np.isnan(mean).any(axis=1)
+    N, k = int(complete.sum()), len(models)
+    lines = []
+    if k < 2:
+        return ["One model: no ranks to compare."], None
+    if N < 2:
+        return [f"Fewer than two datasets with a result for every model (N = {N}): no "
+                f"ranks or tests."], None
+    scores = mean[complete]
+    res = stats.friedman_test(scores, higher_is_better=higher)
+    R = res.average_ranks
+    left = [d for d, c in zip(datasets, complete) if not c]
+    lines.append(f"Average ranks over the N = {N} datasets where every model has a result "
+                 f"(1 = best; ties share ranks)" + (f"; left out: {', '.join(left)}" if left
+                                                    else "") + ":")
+    lines.append("")
+    order = np.argsort(R, kind="stable")
+    lines.append(_md_table(["model", "average rank"],
+                           [[models[j], f"{R[j]:.2f}"] for j in order]))
+    lines.append("")
+    verdict = "reject" if res.reject(0.05) else "do not reject"
+    lines.append(f"- Friedman chi2_F = {res.chi2:.2f} (k - 1 = {k - 1} df, p = "
+                 f"{res.chi2_pvalue:.3g}); Iman-Davenport F_F = {res.ff:.2f} "
+                 f"(F({k - 1}, {(k - 1) * (N - 1)}), p = {res.ff_pvalue:.3g}): {verdict} "
+                 f"\"all models are equivalent\" at alpha = 0.05.")
+    cd05, cd10 = stats.nemenyi_cd(k, N, 0.05), stats.nemenyi_cd(k, N, 0.10)
+    lines.append(f"- Nemenyi critical difference: CD = {cd05:.2f} (alpha = 0.05), "
+                 f"{cd10:.2f} (alpha = 0.10).")
+    pairs = stats.nemenyi_significant_pairs(R, N, 0.05)
+    better = [f"{models[i]} > {models[j]}" for i in range(k) for j in range(k) if pairs[i, j]]
+    lines.append("- Significantly different at alpha = 0.05 (Nemenyi): "
+                 + (", ".join(better) if better else "no pair") + ".")
+    png = None
+    if cd_png is not None:
+        try:
+            fig = stats.plot_critical_difference(R, models, N, 0.05,
+                                                 title=f"{suite_name}: {metric}")
+            fig.savefig(cd_png, dpi=120)
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+            png = Path(cd_png).name
+            lines += ["", f"![Critical-difference diagram]({png})"]
+        except ImportError as exc:
+            lines.append(f"- (No CD diagram: {exc})")
+    # win / tie / loss of every model against the first
+    first = models[0]
+    rows = []
+    for j in range(1, k):
+        a, b = scores[:, j], scores[:, 0]
+        w, t, l_ = stats.win_tie_loss(a, b, higher_is_better=higher)
+        sign = stats.sign_test(a, b, higher_is_better=higher)
+        _, p_w = stats.wilcoxon_test(a, b)
+        rows.append([f"{models[j]} vs {first}", f"{w} / {t} / {l_}",
+                     f"{sign.critical_wins:.1f}", f"{sign.p_value:.3g}", f"{p_w:.3g}"])
+    lines += ["", f"Win / tie / loss against {first} (mean {metric} per dataset), with the "
+                  f"sign test (wins needed: N/2 + 1.96 sqrt(N)/2, ties split; exact "
+                  f"binomial p) and the Wilcoxon signed-rank p-value:", "",
+              _md_table(["pair", "W / T / L", "wins needed", "sign p", "Wilcoxon p"], rows)]
+    return lines, png
+
+
+def format_report(results, title=None, suite=None, models=None, datasets=None,
+                  paper_dir=None, cd_png=None, command=None, protocol=None):
+    """Render the Markdown report of ``results`` (a list of FoldResult).
+
+    ``suite`` chooses the metric and the paper tables; ``models`` /
+    ``datasets`` fix the column / row order (default: order of appearance);
+    ``cd_png`` is where the critical-difference diagram is written (none when
+    None); ``command`` and ``protocol`` are printed under the title.
+    """
+    metric = suite.metric if suite is not None else "accuracy"
+    higher = METRICS[metric][1]
+    s = summarize(results, metric, datasets, models)
+    datasets, models, mean, std = s["datasets"], s["models"], s["mean"], s["std"]
+    figures = paper_figures(suite, datasets, models, paper_dir)
+    paper_models = [m for m in models if any((d, m) in figures for d in datasets)]
+    unit = " (%)" if metric in _PERCENT else ""
+    parts = [f"# {title}" if title else "# forestzoo bench"]
+    if command:
+        parts += ["", f"Command: `{command}`"]
+    if protocol:
+        parts += ["", protocol]
+    header = ["dataset", "n", "d", "classes"]
+    for m in models:
+        header.append(m)
+        if m in paper_models:
+            header.append(f"{m} (paper)")
+    rows = []
     for i, d in enumerate(datasets):
-        best = np.nanmax(acc_mean[i])
-        cells = [f"{m:.4f} ({s:.4f}){'*' if m == best else ' '}" if not np.isnan(m) else "-"
-                 for m, s in zip(acc_mean[i], acc_std[i])]
-        acc_rows.append([d, info[d].n_samples, info[d].n_features, info[d].n_classes] + cells)
-    ranks = average_ranks(acc_mean)
-    acc_rows.append(["average rank", "", "", ""] + [f"{r:.2f} " for r in ranks])
+        info = get_dataset_info(d)
+        finite = mean[i][~np.isnan(mean[i])]
+        best = (finite.max() if higher else finite.min()) if finite.size else None
+        row = [d, info.n_samples, info.n_features, info.n_classes or "-"]
+        for j, m in enumerate(models):
+            if np.isnan(mean[i, j]):
+                cell = ("failed" if s["n_failed"][i, j] else
+                        "skipped" if s["n_skipped"][i, j] else "-")
+            else:
+                cell = f"{_fmt(mean[i, j], metric)} ± {_fmt(std[i, j], metric)}"
+                if best is not None and mean[i, j] == best and finite.size > 1:
+                    cell = f"**{cell}**"
+                if s["partial"][i, j]:
+                    n_all = s["n_ok"][i, j] + s["n_failed"][i, j] + s["n_skipped"][i, j]
+                    cell += f" ({int(s['n_ok'][i, j])}/{int(n_all)} folds)"
+            row.append(cell)
+            if m in paper_models:
+                row.append(_fmt(figures.get((d, m)), metric))
+        rows.append(row)
+    parts += ["", f"## Test {metric}{unit}: mean ± std over folds (bold: best on the dataset)",
+              "", _md_table(header, rows)]
+    if paper_models:
+        files = ", ".join(suite.paper_tables)
+        parts += ["", f"Paper columns: the figure printed in {files} (shared/paper_tables), "
+                      f"under the paper's protocol and its versions of the data."]
+        for j, m in enumerate(models):
+            rows_ = [(d, mean[i, j], std[i, j], figures[(d, m)]) for i, d in enumerate(datasets)
+                     if (d, m) in figures and not np.isnan(mean[i, j])]
+            if not rows_:
+                continue
+            names = [r[0] for r in rows_]
+            ours, sd, paper = (np.array([r[k] for r in rows_]) for k in (1, 2, 3))
+            diff = ours - paper
+            close = int(np.sum(np.abs(diff) <= sd))
+            gaps = ", ".join(f"{names[i]} {diff[i]:+.2f}"
+                             for i in np.argsort(-np.abs(diff), kind="stable")[:3])
+            parts.append(f"- {m} minus paper: mean {diff.mean():+.2f}, median |difference| "
+                         f"{np.median(np.abs(diff)):.2f} over {len(diff)} datasets; within "
+                         f"one fold-std of ours on {close}; largest gaps: {gaps}.")
+    ranked = np.where(s["partial"], np.nan, mean)
+    stat_lines, _ = _stats_section(ranked, datasets, models, higher, metric, cd_png,
+                                   suite.name if suite is not None else "bench")
+    parts += ["", "## Ranks and tests", ""] + stat_lines
+    time_rows = []
+    for j, m in enumerate(models):
+        n_ok = s["n_ok"][:, j].sum()
+        fit, pred = s["fit"][:, j].sum(), s["predict"][:, j].sum()
+        time_rows.append([m, int(n_ok), f"{fit:.1f}", f"{pred:.1f}",
+                          f"{fit / n_ok:.3f}" if n_ok else "-"])
+    parts += ["", "## Wall time per model (seconds; noisy on a shared machine)", "",
+              _md_table(["model", "folds run", "fit total", "predict total",
+                         "fit per fold"], time_rows)]
+    problems = [r for r in results if not r.ok and r.dataset in datasets and r.model in models]
+    if problems:
+        seen = {}
+        for r in problems:
+            seen.setdefault((r.model, r.status), []).append(r.dataset)
+        parts += ["", "## Failed or skipped", ""]
+        parts += [f"- {m}: {status} ({', '.join(_ordered(ds))})"
+                  for (m, status), ds in seen.items()]
+    return "\n".join(parts) + "\n"
 
-    fit_rows = [[d] + [f"{t:.3f}" for t in fit_mean[i]] for i, d in enumerate(datasets)]
-    fit_rows.append(["total"] + [f"{t:.3f}" for t in np.nansum(fit_mean, axis=0)])
 
-    parts = [title] if title else []
-    parts += [
-        f"Test accuracy, mean (std) over {n_folds} folds; * = best on the dataset",
-        _table(["dataset", "n", "d", "classes"] + models, acc_rows),
-        "",
-        "Fit time, seconds per fold (mean)",
-        _table(["dataset"] + models, fit_rows),
-        "",
-        "Average rank (1 = most accurate): "
-        + ", ".join(f"{m} {r:.2f}" for m, r in sorted(zip(models, ranks), key=lambda t: t[1])),
-    ]
-    return "\n".join(parts)
+def write_report(run, command=None, paper_dir=None, data_home=None):
+    """Write ``report.md`` (and ``cd_diagram.png``) into ``run.out``; return the text."""
+    suite = run.suite
+    paper_dir = find_paper_tables(paper_dir, data_home)
+    n_parts = f"{suite.folds}-fold CV" if suite.protocol == "cv" else (
+        "official train/test split (2/3-1/3 holdout where none)"
+        if suite.protocol == "official" else f"holdout ({suite.test_size:.0%} test)")
+    protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.n_estimators} trees per "
+                f"ensemble, preprocess = {suite.preprocess or 'none'}, n_jobs = {run.n_jobs}, "
+                f"random_state = {run.random_state}; {os.cpu_count()} CPUs seen."
+                + (f" {suite.notes}" if suite.notes else ""))
+    # the report covers every model in the results file, this run's first
+    models = list(run.models) + [m for m in _ordered(r.model for r in run.results)
+                                 if m not in run.models]
+    cd_png = run.out / "cd_diagram.png" if run.out is not None else None
+    text = format_report(run.results, title=f"forestzoo bench: suite {suite.name}",
+                         suite=suite, models=models, datasets=list(run.datasets),
+                         paper_dir=paper_dir, cd_png=cd_png, command=command,
+                         protocol=protocol)
+    if run.out is not None:
+        (run.out / "report.md").write_text(text, encoding="utf-8")
+    return text

@@ -1,122 +1,439 @@
-"""Cross-validate registered models on registered datasets."""
+"""Run a benchmark suite: every model on the same splits, each fold's result
+appended to ``results.csv`` as soon as it exists, so that an interrupted run
+resumes where it stopped and never loses a finished result."""
 
+import csv
+import json
+import math
+import os
 import time
-from dataclasses import dataclass
+import warnings
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
 
 import numpy as np
-from sklearn.metrics import accuracy_score
-from sklearn.model_selection import StratifiedKFold
+from sklearn.metrics import accuracy_score, mean_absolute_error, mean_squared_error, r2_score
+from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
-from ..datasets import get_dataset_info, load_dataset
-from .registry import get_model, make_model
+from ..datasets import get_dataset_info
+from ..datasets._base import check_files, load_with_parts
+from .registry import Suite, get_model, get_suite, make_model, resolve_models
 
-__all__ = ["DEFAULT_DATASETS", "DEFAULT_MODELS", "FoldResult", "load_suite", "run_benchmark"]
+__all__ = ["DEFAULT_DATASETS", "DEFAULT_MODELS", "FoldResult", "BenchRun", "run_suite",
+           "run_benchmark", "load_suite", "read_results"]
 
-#: Small bundled classification datasets: the whole default run takes about a
-#: minute on two cores.
+#: The quick suite's datasets and the reference models, kept for the Python API.
 DEFAULT_DATASETS = ("iris", "wine", "breast_cancer_wisconsin_diag", "ionosphere",
                     "sonar", "vehicle")
 DEFAULT_MODELS = ("RaF", "ET", "sk-RF", "sk-ET")
 
+_NAN = float("nan")
+#: Settings that must agree for a run to resume from an existing results.csv.
+_RESUME_KEYS = ("suite", "protocol", "folds", "repeats", "test_size", "n_estimators",
+                "preprocess", "random_state")
+
 
 @dataclass(frozen=True)
 class FoldResult:
-    """The score of one model on one test fold."""
+    """One model on one test part: one row of ``results.csv``.
+
+    ``status`` is ``"ok"``, ``"failed: <error>"`` (the model raised; scores are
+    NaN) or ``"skipped: time budget"``.
+    """
 
     dataset: str
     model: str
     fold: int
     accuracy: float
     fit_seconds: float
+    repeat: int = 0
+    suite: str = ""
+    status: str = "ok"
+    predict_seconds: float = 0.0
+    n_train: int = 0
+    n_test: int = 0
+    error: float = _NAN
+    r2: float = _NAN
+    mae: float = _NAN
+    rmse: float = _NAN
+    n_estimators: int = 0
+    random_state: int = 0
+    params: str = ""
+
+    @property
+    def key(self):
+        return (self.dataset, self.model, self.repeat, self.fold)
+
+    @property
+    def ok(self):
+        return self.status == "ok"
+
+    def score(self, metric):
+        """The value of ``metric`` (see ``forestzoo.bench.registry.METRICS``)."""
+        return getattr(self, metric)
+
+
+FIELDS = ["suite", "dataset", "model", "repeat", "fold", "status", "n_train", "n_test",
+          "accuracy", "error", "r2", "mae", "rmse", "fit_seconds", "predict_seconds",
+          "n_estimators", "random_state", "params"]
+_TYPES = {f.name: f.type for f in fields(FoldResult)}
+
+
+def _to_row(result):
+    row = asdict(result)
+    return {k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+
+
+def _from_row(row):
+    values = {}
+    for name in FIELDS:
+        raw = row[name]
+        kind = _TYPES[name]
+        if kind in (float, "float"):
+            values[name] = float(raw) if raw != "" else _NAN
+        elif kind in (int, "int"):
+            values[name] = int(raw)
+        else:
+            values[name] = raw
+    return FoldResult(**values)
+
+
+def read_results(path):
+    """Read a ``results.csv`` written by :func:`run_suite` into FoldResults."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = set(FIELDS) - set(reader.fieldnames or ())
+        if missing:
+            raise ValueError(f"{path} is not a forestzoo results file (no columns "
+                             f"{sorted(missing)}).")
+        return [_from_row(row) for row in reader]
+
+
+@dataclass
+class BenchRun:
+    """What :func:`run_suite` returns: the suite as run and every result.
+
+    ``results`` holds the rows of earlier (resumed) runs in the same output
+    directory too; ``new`` counts those computed by this call.
+    """
+
+    suite: Suite
+    models: tuple
+    datasets: tuple
+    results: list
+    n_jobs: int
+    random_state: int
+    out: Path | None
+    new: int
+    seconds: float
+
+
+def _check_int(name, value, minimum):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
+
+
+def _resolve(suite, models, datasets, repeats, folds, n_estimators):
+    if isinstance(suite, str):
+        suite = get_suite(suite)
+    changes = {k: v for k, v in dict(repeats=repeats, folds=folds,
+                                     n_estimators=n_estimators).items() if v is not None}
+    if (models is not None and len(models) == 0) or (datasets is not None
+                                                     and len(datasets) == 0):
+        raise ValueError("Give at least one dataset and one model.")
+    if models is not None:
+        changes["models"] = tuple(models)
+    if datasets is not None:
+        changes["datasets"] = tuple(datasets)
+    suite = replace(suite, **changes)
+    _check_int("repeats", suite.repeats, 1)
+    _check_int("folds", suite.folds, 2)
+    _check_int("n_estimators", suite.n_estimators, 1)
+    model_names = tuple(get_model(m).name for m in resolve_models(suite))
+    if not model_names or not suite.datasets:
+        raise ValueError("Give at least one dataset and one model.")
+    for name in model_names:
+        spec = get_model(name)
+        if spec.task != suite.task:
+            raise ValueError(f"Model {name!r} is a {spec.task} model; suite {suite.name!r} "
+                             f"scores {suite.task} ({suite.metric}).")
+    for name in suite.datasets:
+        info = get_dataset_info(name)
+        if info.task != suite.task:
+            raise ValueError(f"Dataset {name!r} is a {info.task} task; suite "
+                             f"{suite.name!r} scores {suite.task} ({suite.metric}).")
+    if len(set(model_names)) != len(model_names) or len(set(suite.datasets)) != len(suite.datasets):
+        raise ValueError("A model or dataset is named twice.")
+    return replace(suite, models=model_names), model_names, tuple(suite.datasets)
 
 
 def load_suite(datasets, models, cv=5, data_home=None):
-    """Check the names and ``cv``, then load every dataset.
+    """Check names and data files; return dataset name -> ``(X, y)``.
 
-    This is the part of :func:`run_benchmark` that can fail on bad input, so
-    that the command line can report such errors before any model is fitted.
+    Kept for the Python API; :func:`run_suite` checks the same things.
+    """
+    if not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
+    suite = Suite("custom", "", tuple(datasets), tuple(models), folds=cv)
+    _, _, names = _resolve(suite, models, datasets, None, None, None)
+    for name in names:
+        check_files(name, data_home)
+    return {name: load_with_parts(name, data_home)[:2] for name in names}
+
+
+def _splits(suite, y, part, repeat, seed):
+    """The (train, test) index pairs of one repeat."""
+    classification = suite.task == "classification"
+    if suite.protocol == "official" and np.any(part != "all"):
+        return [(np.flatnonzero(part == "train"), np.flatnonzero(part == "test"))]
+    rs = seed + repeat
+    if suite.protocol == "cv":
+        cv = (StratifiedKFold if classification else KFold)(
+            n_splits=suite.folds, shuffle=True, random_state=rs)
+    else:  # holdout, or "official" on a dataset without an official split
+        cv = (StratifiedShuffleSplit if classification else ShuffleSplit)(
+            n_splits=1, test_size=suite.test_size, random_state=rs)
+    with warnings.catch_warnings():  # "least populated class has only n members"
+        warnings.simplefilter("ignore", UserWarning)
+        return list(cv.split(np.zeros((len(y), 1)), y))
+
+
+def _zscore(X_train, X_test):
+    # Standardise with the training part's statistics (the DNRF paper's protocol)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        mean = np.nanmean(X_train, axis=0)
+        std = np.nanstd(X_train, axis=0)
+    mean = np.where(np.isfinite(mean), mean, 0.0)
+    std = np.where(np.isfinite(std) & (std > 0), std, 1.0)
+    return (X_train - mean) / std, (X_test - mean) / std
+
+
+def _scores(task, y_true, y_pred):
+    if task == "classification":
+        acc = float(accuracy_score(y_true, y_pred))
+        return dict(accuracy=acc, error=1.0 - acc)
+    return dict(r2=float(r2_score(y_true, y_pred)),
+                mae=float(mean_absolute_error(y_true, y_pred)),
+                rmse=float(np.sqrt(mean_squared_error(y_true, y_pred))))
+
+
+def _params(model):
+    try:
+        return json.dumps(model.get_params(deep=False), default=repr, sort_keys=True)
+    except Exception:  # not a scikit-learn estimator
+        return ""
+
+
+def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed):
+    base = dict(suite=suite.name, model=name, n_train=len(y_tr), n_test=len(y_te),
+                n_estimators=suite.n_estimators, random_state=seed, accuracy=_NAN)
+    fit_s = pred_s = 0.0
+    try:
+        model = make_model(name, n_estimators=suite.n_estimators, n_jobs=n_jobs,
+                           random_state=seed)
+        base["params"] = _params(model)
+        start = time.perf_counter()
+        model.fit(X_tr, y_tr)
+        fit_s = time.perf_counter() - start
+        start = time.perf_counter()
+        y_pred = model.predict(X_te)
+        pred_s = time.perf_counter() - start
+        base.update(_scores(suite.task, y_te, y_pred))
+        status = "ok"
+    except Exception as exc:  # a model that fails is recorded, the run goes on
+        status = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return base, status, fit_s, pred_s
+
+
+class _ResultsFile:
+    """``results.csv`` opened for appending, one flushed and fsynced row at a time."""
+
+    def __init__(self, out, config):
+        self.path = out / "results.csv"
+        out.mkdir(parents=True, exist_ok=True)
+        cfg_path = out / "run.json"
+        if cfg_path.is_file() and self.path.is_file():
+            old = json.loads(cfg_path.read_text(encoding="utf-8"))
+            diff = {k: (old.get(k), config[k]) for k in _RESUME_KEYS if old.get(k) != config[k]}
+            if diff:
+                shown = ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in diff.items())
+                raise ValueError(f"{out} holds results of a different run ({shown}); give "
+                                 f"another --out directory or remove {self.path}.")
+        self.previous = read_results(self.path) if self.path.is_file() else []
+        cfg_path.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+        new_file = not self.path.is_file() or self.path.stat().st_size == 0
+        self._fh = open(self.path, "a", newline="", encoding="utf-8")
+        self._writer = csv.DictWriter(self._fh, fieldnames=FIELDS)
+        if new_file:
+            self._writer.writeheader()
+            self._fh.flush()
+
+    def write(self, result):
+        self._writer.writerow(_to_row(result))
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self):
+        self._fh.close()
+
+
+def _warm_up(models, X, y, suite, n_jobs):
+    """Fit each model once, untimed, on a small slice: JIT compilation and
+    imports are one-off costs that should not count as fit time."""
+    rows = np.random.default_rng(0).permutation(len(y))[:120]
+    seconds = {}
+    for name in models:
+        start = time.perf_counter()
+        try:
+            make_model(name, n_estimators=min(suite.n_estimators, 5), n_jobs=n_jobs,
+                       random_state=0).fit(X[rows], y[rows])
+        except Exception:  # the timed fits will record the failure
+            pass
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
+def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=None,
+              n_estimators=None, n_jobs=2, random_state=0, data_home=None, out=None,
+              on_result=None, on_plan=None, warm_up=True):
+    """Run a benchmark suite.
+
+    Parameters
+    ----------
+    suite : str or Suite, default="quick"
+        A registered suite name (``forestzoo.bench.list_suites()``) or a Suite.
+    models, datasets : sequence of str, optional
+        Replace the suite's models / datasets.
+    repeats, folds, n_estimators : int, optional
+        Replace the suite's protocol settings.
+    n_jobs : int, default=2
+        Passed to every model factory.
+    random_state : int, default=0
+        Seeds the splits (repeat ``r`` uses ``random_state + r``) and the
+        models (``random_state + 1000 * repeat + fold``); every model sees the
+        same splits.
+    data_home : str or path-like, optional
+        Directory of the non-bundled dataset files (default ``$FORESTZOO_DATA``).
+    out : str or path-like, optional
+        Directory for ``results.csv`` (one row per model and test part, written
+        as soon as it exists) and ``run.json``. Rows already there for the same
+        protocol are kept and not recomputed: an interrupted run resumes.
+    on_result : callable, optional
+        Called with each new :class:`FoldResult`.
+    on_plan : callable, optional
+        Called once with ``(total, already_done)`` counts of rows before fitting.
+    warm_up : bool, default=True
+        Fit every model once, untimed, before timing starts.
 
     Returns
     -------
-    dict
-        Dataset name -> ``(X, y)``, in the order given.
+    BenchRun
 
     Raises
     ------
     ValueError
-        An unknown name, a regression dataset, a bad ``cv``, or a data file
-        whose checksum does not match.
+        Unknown model, dataset or suite (the message lists the valid names),
+        bad settings, a corrupt data file (its path is named), or an ``out``
+        directory holding a different run.
     FileNotFoundError
-        A non-bundled dataset whose file is not in the data directory.
+        A data-directory dataset whose file is missing.
     """
-    if not isinstance(cv, (int, np.integer)) or cv < 2:
-        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
-    if len(datasets) == 0 or len(models) == 0:
-        raise ValueError("Give at least one dataset and one model.")
-    for name in models:
-        get_model(name)
-    for name in datasets:
-        info = get_dataset_info(name)
-        if info.task != "classification":
-            raise ValueError(f"Dataset {name!r} is a {info.task} task; "
-                             f"forestzoo bench scores classification datasets only.")
-    return {name: load_dataset(name, data_home=data_home) for name in datasets}
+    started = time.perf_counter()
+    suite, model_names, dataset_names = _resolve(suite, models, datasets, repeats, folds,
+                                                 n_estimators)
+    _check_int("random_state", random_state, 0)
+    for name in dataset_names:
+        check_files(name, data_home)
+    config = dict(suite=suite.name, protocol=suite.protocol, folds=suite.folds,
+                  repeats=suite.repeats, test_size=suite.test_size,
+                  n_estimators=suite.n_estimators, preprocess=suite.preprocess,
+                  random_state=int(random_state), metric=suite.metric)
+    sink = _ResultsFile(Path(out), config) if out is not None else None
+    results = list(sink.previous) if sink else []
+    done = {r.key for r in results}
+    n_parts = suite.folds if suite.protocol == "cv" else 1
+    total = len(dataset_names) * suite.repeats * n_parts * len(model_names)
+    todo = [(d, m) for d in dataset_names for m in model_names
+            if any((d, m, r, f) not in done for r in range(suite.repeats)
+                   for f in range(n_parts))]
+    if on_plan is not None:
+        on_plan(total, sum(1 for r in results if r.dataset in dataset_names
+                           and r.model in model_names))
+    budget = None
+    if suite.time_budget_s is not None:
+        budget = suite.time_budget_s / len(model_names)
+    spent = {m: sum(r.fit_seconds + r.predict_seconds for r in results if r.model == m)
+             for m in model_names}
+    new = 0
+    try:
+        warmed = not warm_up
+        for dataset in dataset_names:
+            pending = [m for d, m in todo if d == dataset]
+            if not pending:
+                continue
+            X, y, part = load_with_parts(dataset, data_home)
+            if not warmed:
+                # compilation is a real cost of a model: it counts against its budget
+                for name, sec in _warm_up(model_names, X, y, suite, n_jobs).items():
+                    spent[name] += sec
+                warmed = True
+            # the budget is checked once per dataset, so that a model runs all of a
+            # dataset's folds or none (a partial mean would not be comparable)
+            over = {m for m in pending if budget is not None and spent[m] > budget}
+            for repeat in range(suite.repeats):
+                for fold, (tr, te) in enumerate(_splits(suite, y, part, repeat, random_state)):
+                    if all((dataset, m, repeat, fold) in done for m in pending):
+                        continue
+                    X_tr, X_te = X[tr], X[te]
+                    if suite.preprocess == "zscore":
+                        X_tr, X_te = _zscore(X_tr, X_te)
+                    seed = int(random_state) + 1000 * repeat + fold
+                    for name in pending:
+                        if (dataset, name, repeat, fold) in done:
+                            continue
+                        if name in over:
+                            result = FoldResult(dataset, name, fold, _NAN, 0.0, repeat,
+                                                suite.name, "skipped: time budget",
+                                                n_train=len(tr), n_test=len(te),
+                                                n_estimators=suite.n_estimators,
+                                                random_state=seed)
+                        else:
+                            base, status, fit_s, pred_s = _fit_one(
+                                suite, name, X_tr, y[tr], X_te, y[te], n_jobs, seed)
+                            spent[name] += fit_s + pred_s
+                            result = FoldResult(dataset=dataset, fold=fold, repeat=repeat,
+                                                status=status, fit_seconds=fit_s,
+                                                predict_seconds=pred_s, **base)
+                        if sink is not None:
+                            sink.write(result)
+                        results.append(result)
+                        done.add(result.key)
+                        new += 1
+                        if on_result is not None:
+                            on_result(result)
+    finally:
+        if sink is not None:
+            sink.close()
+    return BenchRun(suite, model_names, dataset_names, results, n_jobs, int(random_state),
+                    Path(out) if out is not None else None, new,
+                    time.perf_counter() - started)
 
 
 def run_benchmark(datasets=DEFAULT_DATASETS, models=DEFAULT_MODELS, *, n_estimators=100,
                   cv=5, n_jobs=2, random_state=0, data_home=None, on_result=None,
                   data=None):
-    """Score every model on every dataset with stratified k-fold CV.
+    """Score every model on every dataset with one stratified ``cv``-fold CV.
 
-    All models see the same folds (``StratifiedKFold(cv, shuffle=True,
-    random_state=random_state)``). Each model is first fitted once, untimed, on
-    a small slice of the first dataset, so one-off costs such as JIT
-    compilation do not count as fit time.
-
-    Parameters
-    ----------
-    datasets, models : sequence of str
-        Names from ``forestzoo.datasets.list_datasets()`` and
-        ``forestzoo.bench.registry.MODELS``. All are checked, and all datasets
-        loaded, before any model is fitted.
-    n_estimators, n_jobs, random_state
-        Passed to every model factory.
-    cv : int
-        Number of folds (at least 2).
-    data_home : str or path-like, optional
-        Data directory for non-bundled datasets (default ``$FORESTZOO_DATA``).
-    on_result : callable, optional
-        Called with each :class:`FoldResult` as soon as it exists.
-    data : dict, optional
-        What :func:`load_suite` returned for these arguments, to skip loading.
-
-    Returns
-    -------
-    list of FoldResult
+    A shortcut for :func:`run_suite` with an unnamed suite; returns the list
+    of :class:`FoldResult`. ``data`` is accepted for backward compatibility
+    and ignored (datasets are loaded one at a time).
     """
-    if data is None:
-        data = load_suite(datasets, models, cv, data_home)
-    params = dict(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
+    if not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
+    suite = Suite("custom", "ad-hoc cross-validation", tuple(datasets), tuple(models),
+                  protocol="cv", folds=cv, repeats=1, n_estimators=n_estimators)
+    run = run_suite(suite, n_jobs=n_jobs, random_state=random_state, data_home=data_home,
+                    on_result=on_result)
+    return run.results
 
-    X0, y0 = data[datasets[0]]
-    warm = np.random.default_rng(0).permutation(len(y0))[:100]
-    for name in models:
-        make_model(name, **params).fit(X0[warm], y0[warm])
-
-    results = []
-    folds = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state)
-    for dataset in datasets:
-        X, y = data[dataset]
-        splits = list(folds.split(X, y))
-        for name in models:
-            for fold, (train, test) in enumerate(splits):
-                model = make_model(name, **params)
-                start = time.perf_counter()
-                model.fit(X[train], y[train])
-                seconds = time.perf_counter() - start
-                accuracy = accuracy_score(y[test], model.predict(X[test]))
-                result = FoldResult(dataset, name, fold, float(accuracy), seconds)
-                results.append(result)
-                if on_result is not None:
-                    on_result(result)
-    return results

@@ -3,7 +3,10 @@
 Small datasets whose source states a licence that allows it ship with the
 package (see ``ATTRIBUTION.md``) and load offline. Larger ones are read from a
 data directory, given as ``data_home=`` or the ``FORESTZOO_DATA`` environment
-variable, and checked against a recorded sha256.
+variable, and checked against a recorded sha256. Synthetic problems of the
+papers' figures (spirals, banana, twonorm, ringnorm, waveform) have generators
+(``make_*``); ``two_spirals``, ``four_spirals`` and ``ringnorm`` are also
+registered as datasets drawn with ``random_state=0``.
 
 >>> from forestzoo.datasets import list_datasets, load_dataset
 >>> info = {d.name: d for d in list_datasets()}["wine"]
@@ -16,6 +19,15 @@ variable, and checked against a recorded sha256.
 
 from ._base import DATA_ENV_VAR, get_data_home, get_dataset_info, list_datasets, load_dataset
 from ._registry import DataFile, DatasetInfo
+from ._synthetic import (
+    make_banana,
+    make_four_spirals,
+    make_ring,
+    make_spirals,
+    make_twonorm,
+    make_two_spirals,
+    make_waveform,
+)
 
 __all__ = [
     "DATA_ENV_VAR",
@@ -25,4 +37,11 @@ __all__ = [
     "get_dataset_info",
     "list_datasets",
     "load_dataset",
+    "make_banana",
+    "make_four_spirals",
+    "make_ring",
+    "make_spirals",
+    "make_twonorm",
+    "make_two_spirals",
+    "make_waveform",
 ]

@@ -2,12 +2,22 @@
 
 import hashlib
 import os
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from ._readers import CANONICAL, encode_target, read_table
+from ._readers import (
+    CANONICAL,
+    IdxFormat,
+    LibSVMFormat,
+    encode_target,
+    read_idx,
+    read_libsvm,
+    read_table,
+    read_table_groups,
+)
 from ._registry import REGISTRY
 
 __all__ = ["DATA_ENV_VAR", "get_data_home", "get_dataset_info", "list_datasets",
@@ -49,8 +59,8 @@ def list_datasets(task=None, bundled=None):
     task : {"classification", "regression"} or None
         Keep only datasets of this task.
     bundled : bool or None
-        ``True``: only those shipped with the package; ``False``: only those
-        read from the data directory; ``None``: all.
+        ``True``: only those shipped with the package; ``False``: those read
+        from the data directory and the synthetic ones; ``None``: all.
 
     Returns
     -------
@@ -106,26 +116,97 @@ def _load_bundled(info):
     return X, labels
 
 
-def _load_from_dir(info, home, split):
-    # Every file is read, even for one split, so that text labels get the same
-    # codes whichever part is loaded.
-    parts = []
+def _checked_path(info, file, home):
+    path = None if home is None else home / file.name
+    if path is None or not path.is_file():
+        raise _missing_file_error(info, file, home)
+    _check_sha256(path, file.sha256, info.source)
+    return path
+
+
+def _read_part(info, paths):
+    """Read the file(s) of one split: ``(X, labels, groups)``."""
+    fmt = info.fmt
+    if isinstance(fmt, IdxFormat):
+        images, labels = (read_idx(p) for p in paths)
+        if len(images) != len(labels):
+            raise ValueError(f"{paths[0]} holds {len(images)} images but {paths[1]} "
+                             f"{len(labels)} labels.")
+        X = np.ascontiguousarray(images.reshape(len(images), -1), dtype=np.float64)
+        return X, labels.astype(np.int64), None
+    (path,) = paths
+    if isinstance(fmt, LibSVMFormat):
+        X, labels = read_libsvm(path, fmt)
+        return X, labels, None
+    X, labels, _, groups = read_table_groups(path, fmt)
+    return X, labels, groups
+
+
+def check_files(name, data_home=None):
+    """Raise what :func:`load_dataset` would for a missing or corrupt file,
+    without parsing anything (cheap: one sha256 per file)."""
+    info = get_dataset_info(name)
+    if info.synthetic or info.bundled:
+        return
+    home = get_data_home(data_home)
     for file in info.files:
-        path = None if home is None else home / file.name
-        if path is None or not path.is_file():
-            raise _missing_file_error(info, file, home)
-        _check_sha256(path, file.sha256, info.source)
-        X, labels, _ = read_table(path, info.fmt)
-        parts.append((X, labels, np.full(len(X), file.split)))
-    X, labels, part = (np.concatenate(arrays) for arrays in zip(*parts))
+        _checked_path(info, file, home)
+
+
+def load_with_parts(name, data_home=None):
+    """``(X, y, part)``: all rows, ``part[i]`` being ``"train"``, ``"test"`` or ``"all"``."""
+    info = get_dataset_info(name)
+    if not info.splits:
+        X, y = load_dataset(name, data_home=data_home)
+        return X, y, np.full(len(y), "all")
+    X, y, _, part = _load_from_dir(get_dataset_info(name), get_data_home(data_home), None,
+                                   return_part=True)
+    return X, y, part
+
+
+def _load_from_dir(info, home, split, return_part=False):
+    # Tables are read whole, even for one split, so that text labels get the
+    # same codes whichever part is loaded; IDX and LIBSVM labels are numbers,
+    # so only the asked-for part is read (fashion_mnist's train part is big).
+    numeric = isinstance(info.fmt, (IdxFormat, LibSVMFormat))
+    by_split = {}
+    for file in info.files:
+        by_split.setdefault(file.split, []).append(file)
+    parts = []
+    for part_name, files in by_split.items():
+        if numeric and split is not None and part_name != split:
+            continue
+        paths = [_checked_path(info, f, home) for f in files]
+        X, labels, groups = _read_part(info, paths)
+        parts.append((X, labels, groups, np.full(len(X), part_name)))
+    X = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    groups = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
+    part = np.concatenate([p[3] for p in parts])
     y = encode_target(labels, info.task)
-    if split is None:
-        return X, y
-    keep = part == split
-    return np.ascontiguousarray(X[keep]), y[keep]
+    if return_part:
+        return X, y, groups, part
+    if split is not None:
+        keep = part == split
+        X, y = np.ascontiguousarray(X[keep]), y[keep]
+        groups = None if groups is None else groups[keep]
+    return X, y, groups
 
 
-def load_dataset(name, data_home=None, split=None):
+def _with_target(info, target):
+    names = [t for t, _ in info.targets]
+    if target not in names:
+        accepted = ", ".join(repr(t) for t in names) or "only None (one target)"
+        raise ValueError(f"Dataset {info.name!r} has no target {target!r}; "
+                         f"accepted: {accepted}.")
+    col = dict(info.targets)[target]
+    others = tuple(c for _, c in info.targets if c != col)
+    base = REGISTRY[info.name].fmt
+    drop = tuple(c for c in base.drop if c not in dict(info.targets).values()) + others
+    return replace(info, fmt=replace(base, target=col, drop=drop))
+
+
+def load_dataset(name, data_home=None, split=None, target=None, return_groups=False):
     """Load a registered dataset as ``(X, y)``.
 
     Parameters
@@ -138,14 +219,24 @@ def load_dataset(name, data_home=None, split=None):
     split : {"train", "test"} or None
         For datasets with an official train/test split (``info.splits``), load
         only that part. ``None`` loads all rows, train rows first.
+    target : str, optional
+        For datasets with several targets (``info.targets``, e.g.
+        ``"heating"`` / ``"cooling"`` for energy_efficiency), which one is
+        ``y``. ``None``: the entry's default.
+    return_groups : bool, default=False
+        Also return the group column of datasets that have one
+        (``info.group_name``: landmine's 29 tasks).
 
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float64
+        NaN marks a missing value (only where ``info.missing_values``).
     y : ndarray of shape (n_samples,)
         int64 class labels for classification (integer labels keep their
         values; other labels become their index in sorted order), float64
         targets for regression.
+    groups : ndarray of shape (n_samples,), int64
+        Only with ``return_groups=True``.
 
     Raises
     ------
@@ -166,7 +257,17 @@ def load_dataset(name, data_home=None, split=None):
     if split is not None and split not in info.splits:
         accepted = ", ".join(repr(s) for s in info.splits) or "only None (no official split)"
         raise ValueError(f"Dataset {name!r} has no split {split!r}; accepted: {accepted}.")
+    if return_groups and info.group_name is None:
+        raise ValueError(f"Dataset {name!r} has no group column; return_groups=True "
+                         f"works for: {', '.join(n for n, i in REGISTRY.items() if i.group_name)}.")
+    if target is not None:
+        info = _with_target(info, target)
+    if info.synthetic:
+        from . import _synthetic
+
+        return getattr(_synthetic, info.generator)(info.n_samples, random_state=0)
     if info.bundled:
         X, labels = _load_bundled(info)
         return X, encode_target(labels, info.task)
-    return _load_from_dir(info, get_data_home(data_home), split)
+    X, y, groups = _load_from_dir(info, get_data_home(data_home), split)
+    return (X, y, groups) if return_groups else (X, y)

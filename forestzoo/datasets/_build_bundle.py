@@ -49,10 +49,13 @@ def build_one(info, source_dir):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source_dir", help="directory holding the upstream files")
+    parser.add_argument("names", nargs="*", help="only these datasets (default: all bundled)")
     args = parser.parse_args(argv)
     DATA_DIR.mkdir(exist_ok=True)
     total = 0
     for info in (i for i in REGISTRY.values() if i.bundled):
+        if args.names and info.name not in args.names:
+            continue
         out = build_one(info, args.source_dir)
         sha, size = _sha256(out), out.stat().st_size
         total += size

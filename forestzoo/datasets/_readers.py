@@ -1,9 +1,12 @@
-"""Parse delimited text tables (plain, gzip or bz2) into a numeric ``(X, y)``.
+"""Parse dataset files (plain, gzip or bz2) into a numeric ``(X, y)``.
 
-Every dataset file this package reads, bundled or from the data directory, is a
-rectangular text table: one row per sample, one column of labels (or targets),
-perhaps an identifier column to drop and a header line to skip. A
-:class:`TableFormat` records which, so one parser serves them all.
+Nearly every dataset file this package reads, bundled or from the data
+directory, is a rectangular text table: one row per sample, one column of
+labels (or targets), perhaps an identifier column to drop, a header line to
+skip, a token for missing values. A :class:`TableFormat` records which, so one
+parser serves them all. Two other formats occur: LIBSVM's sparse text format
+(:class:`LibSVMFormat`) and the IDX binary format of MNIST-like image sets
+(:class:`IdxFormat`).
 """
 
 import bz2
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TableFormat", "CANONICAL", "read_table", "encode_target", "write_canonical"]
+__all__ = ["TableFormat", "LibSVMFormat", "IdxFormat", "CANONICAL", "read_table",
+           "read_table_groups", "read_libsvm", "read_idx", "encode_target",
+           "write_canonical"]
 
 
 @dataclass(frozen=True)
@@ -31,13 +36,39 @@ class TableFormat:
         Column index of the label / regression target (negative counts from
         the end), taken before any column is dropped.
     drop : tuple of int
-        Other columns to discard (row identifiers, names).
+        Other columns to discard (row identifiers, names, other targets).
+    na_values : tuple of str
+        Tokens that mark a missing feature value; they become NaN.
+    group : int or None
+        Column holding a group / task id (e.g. landmine's 29 tasks), taken
+        out of ``X`` and returned by :func:`read_table_groups`.
     """
 
     sep: str | None = ","
     header: bool = False
     target: int = -1
     drop: tuple[int, ...] = ()
+    na_values: tuple[str, ...] = ()
+    group: int | None = None
+
+
+@dataclass(frozen=True)
+class LibSVMFormat:
+    """LIBSVM / svmlight sparse text (``label index:value ...``), read densely.
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features (indices are 1-based in the file).
+    """
+
+    n_features: int
+
+
+@dataclass(frozen=True)
+class IdxFormat:
+    """IDX binary files (MNIST, Fashion-MNIST): one images file and one labels
+    file per split, listed in that order."""
 
 
 #: The format of the cleaned files shipped in ``forestzoo/datasets/data/``:
@@ -66,6 +97,11 @@ def read_table(path, fmt):
     tokens otherwise; ``feature_names`` is a list of str, or ``None`` when the
     file has no usable header.
     """
+    return read_table_groups(path, fmt)[:3]
+
+
+def read_table_groups(path, fmt):
+    """Like :func:`read_table`, plus the group column (``None`` without one)."""
     with _open_text(path) as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
     header = _split(lines.pop(0), fmt.sep) if fmt.header else None
@@ -80,16 +116,54 @@ def read_table(path, fmt):
         table = np.array(rows, dtype=str)
     width = table.shape[1]
     target = fmt.target % width
-    dropped = {target} | {j % width for j in fmt.drop}
+    group = None if fmt.group is None else fmt.group % width
+    dropped = {target} | {j % width for j in fmt.drop} | ({group} - {None})
     keep = [j for j in range(width) if j not in dropped]
+    features = table[:, keep]
+    if fmt.na_values and features.dtype.kind == "U":
+        features = np.where(np.isin(features, fmt.na_values), "nan", features)
     try:
-        X = np.ascontiguousarray(table[:, keep].astype(np.float64))
+        X = np.ascontiguousarray(features.astype(np.float64))
     except ValueError as exc:
         raise ValueError(f"{path}: a feature column is not numeric ({exc}).") from None
     names = None
     if header is not None and len(header) == width:
         names = [header[j] for j in keep]
-    return X, table[:, target], names
+    groups = None if group is None else table[:, group].astype(np.float64).astype(np.int64)
+    return X, table[:, target], names, groups
+
+
+def read_libsvm(path, fmt):
+    """Read a LIBSVM file densely; return ``(X, labels)``."""
+    from sklearn.datasets import load_svmlight_file  # opens .gz / .bz2 itself
+
+    X, labels = load_svmlight_file(str(path), n_features=fmt.n_features)
+    return np.ascontiguousarray(X.toarray(), dtype=np.float64), labels
+
+
+_IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4",
+              0x0E: ">f8"}
+
+
+def read_idx(path):
+    """Read one IDX file (gzip or plain) into an ndarray of its stored shape.
+
+    The header is two zero bytes, a type code, the number of dimensions, then
+    one big-endian uint32 per dimension (LeCun et al.'s MNIST format).
+    """
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        raw = fh.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_TYPES:
+        raise ValueError(f"{path}: not an IDX file (bad magic number).")
+    ndim = raw[3]
+    shape = tuple(int(v) for v in np.frombuffer(raw, ">u4", count=ndim, offset=4))
+    dtype = np.dtype(_IDX_TYPES[raw[2]])
+    offset = 4 + 4 * ndim
+    if len(raw) - offset != int(np.prod(shape)) * dtype.itemsize:
+        raise ValueError(f"{path}: IDX header says shape {shape} but the file holds "
+                         f"{len(raw) - offset} data bytes.")
+    return np.frombuffer(raw, dtype, offset=offset).reshape(shape)
 
 
 def encode_target(labels, task):

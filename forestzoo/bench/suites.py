@@ -1,0 +1,47 @@
+"""The generic benchmark suites: ``quick`` (the default) and ``lecture-uci``.
+
+Families register the suites of their own papers in
+:mod:`forestzoo.bench.models`; these two belong to no family.
+"""
+
+from ..datasets._registry import REGISTRY
+from .registry import Suite, register_suite
+
+__all__ = ["QUICK_DATASETS", "LECTURE_DATASETS"]
+
+#: Small bundled classification datasets (at most ~850 rows): binary and
+#: multi-class, few and many features. Ordered small to large, so that a model
+#: that runs out of its time budget misses the largest ones.
+QUICK_DATASETS = ("iris", "wine", "seeds", "sonar", "glass", "ionosphere",
+                  "breast_cancer_wisconsin_diag", "vehicle")
+
+#: Every dataset of the lecture's MPSVM table (shared/paper_tables/lecture_datasets.csv)
+#: that is registered; "segment" and "Statlog-segment" are the same data.
+LECTURE_DATASETS = tuple(sorted(
+    (name for name, info in REGISTRY.items() if "lecture_datasets.csv" in info.tables),
+    key=lambda n: (REGISTRY[n].n_samples * REGISTRY[n].n_features, n)))
+
+register_suite(Suite(
+    name="quick",
+    description="every registered classification model (quick=True) on 8 small bundled "
+                "datasets, 3-fold CV x 1, 50 trees; about 5 minutes on 2 cores",
+    datasets=QUICK_DATASETS,
+    models=(),
+    protocol="cv", folds=3, repeats=1, n_estimators=50,
+    time_budget_s=240.0,
+    notes="Models share a 240 s budget (fits, predictions and the warm-up fit that pays "
+          "for compilation) evenly; one that uses up its share is skipped on "
+          "the remaining (largest) datasets, and the report says so.",
+))
+
+register_suite(Suite(
+    name="lecture-uci",
+    description="the lecture's MPSVM protocol: 10 x 3-fold stratified CV, ensembles of 50 "
+                "trees, on every dataset of its table available offline",
+    datasets=LECTURE_DATASETS,
+    models=("RaF", "ET"),
+    protocol="cv", folds=3, repeats=10, n_estimators=50,
+    paper_table=("lecture_mpsvm_raf.csv", "lecture_mpsvm_rof.csv", "lecture_mpsvm_rrof.csv"),
+    notes="Data-directory datasets need --data-home (or FORESTZOO_DATA); missing values "
+          "(mammographic_masses, ozone_8hr) are left as NaN for the models to handle.",
+))
