@@ -1,3 +1,10 @@
-"""Denoising random forests."""
+"""Denoising random forests (Hibino et al. 2017).
 
-__all__ = []
+Depth-limited forests whose test-time path errors are detected by denoising
+autoencoders over leaf-indicator vectors and hedged by multi-path estimation.
+"""
+
+from ._forest import DenoisingConvergenceWarning, DenoisingRandomForestClassifier, DenoisingRandomForestRegressor
+from ._noise import corrupt, normalized_l1_error
+
+__all__ = ["DenoisingRandomForestRegressor", "DenoisingRandomForestClassifier"]
