@@ -1,0 +1,162 @@
+"""What the boosting estimators share: base-learner growth on the engine and tree sums.
+
+A boosting fit prepares the training matrix once (:func:`prepare_data`: bins
+for ``splitter="hist"``, the feature-major float matrix otherwise) and then
+grows one shallow tree per round (per class and round for the K-class
+algorithms) with that round's weights, through :func:`forestzoo.tree._builder.grow`.
+Nothing here copies the grower or the predictor: rows are routed with
+:meth:`Tree.apply` and ensembles are summed with the engine's
+:func:`accumulate_tree`.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+
+from .._engine.binning import MAX_BINS
+from .._engine.splitters import SPLITTERS
+from .._engine.tree import accumulate_tree
+from ..tree._builder import grow, resolve_max_features
+from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor, min_counts
+
+#: Constraints of the base-learner parameters every boosting estimator exposes.
+BASE_LEARNER_CONSTRAINTS = {
+    "splitter": [StrOptions(set(SPLITTERS))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
+    "max_features": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        StrOptions({"sqrt", "log2"}),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
+}
+_TREE_PARAMS = tuple(BASE_LEARNER_CONSTRAINTS)
+
+#: ``learning_rate`` must be positive: a zero or negative shrinkage makes no progress.
+LEARNING_RATE = [Interval(Real, 0.0, None, closed="neither")]
+
+
+class BaseLearners:
+    """Grows the shallow trees of one boosting fit from shared, prepared data.
+
+    Parameters
+    ----------
+    estimator : the boosting estimator (its base-learner parameters are read).
+    **fixed : values for base-learner parameters the estimator does not expose.
+    data : :class:`forestzoo.tree._builder.TrainingData`, prepared once.
+    n_samples : rows of the training matrix (fractions in the leaf-size
+        parameters are taken of it).
+    """
+
+    def __init__(self, estimator, data, n_samples, **fixed):
+        self.estimator = estimator
+        self.data = data
+        # ``fixed``: base-learner parameters the estimator does not expose (e.g. splitter="hist")
+        self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
+        self.mss, self.msl = min_counts(self.params["min_samples_split"], self.params["min_samples_leaf"], n_samples)
+
+    def grow(self, yk, yr, weights, criterion, n_values, seed):
+        """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`."""
+        p = self.params
+        return grow(
+            self.data, yk, yr, weights, criterion, n_values, int(seed), p["max_features"], p["max_depth"],
+            self.mss, self.msl, p["min_impurity_decrease"], p["max_leaf_nodes"], p["min_weight_fraction_leaf"],
+        )
+
+    def wrap(self, tree, seed, classes=None, criterion="squared_error"):
+        """A fitted forestzoo ``DecisionTree*`` around an engine tree, as ``estimators_`` holds it."""
+        if classes is None:
+            est = DecisionTreeRegressor(**self.params, random_state=int(seed))
+        else:
+            est = DecisionTreeClassifier(**self.params, criterion=criterion, random_state=int(seed))
+            est.classes_ = classes
+            est.n_classes_ = int(classes.shape[0])
+        est.tree_ = tree
+        est.n_features_in_ = tree.n_features
+        est.n_outputs_ = 1
+        est.max_features_ = resolve_max_features(self.params["max_features"], tree.n_features)
+        return est
+
+
+def drop_unweighted(X, sample_weight, *arrays):
+    """Remove the rows of zero sample weight.
+
+    Boosting weights are products with the sample weight, so such rows never
+    count; dropping them up front also keeps them out of the bin edges, which
+    makes a weight-2 row exactly a duplicated row.
+    """
+    keep = sample_weight > 0
+    if keep.all():
+        return (X, sample_weight) + arrays
+    return (X[keep], sample_weight[keep]) + tuple(a[keep] for a in arrays)
+
+
+def row_blocks(n_rows, n_jobs):
+    """Row-block bounds for threaded prediction (one block per thread, >= 4096 rows each)."""
+    n_blocks = max(1, min(effective_n_jobs(n_jobs), n_rows // 4096))
+    return np.linspace(0, n_rows, n_blocks + 1).astype(np.intp)
+
+
+def accumulate(X, items, out, n_jobs=None):
+    """``out[:, col:col + w] += values[leaf(x)]`` for every ``(tree, values, col)`` of ``items``.
+
+    ``values`` (``(n_nodes, w)``) replaces the tree's own leaf values, so a
+    caller can sum votes or rescaled values without building new trees.  Rows
+    are split into one block per thread and every block sums the items in
+    order, so results are bit-identical for any ``n_jobs``.
+    """
+    bounds = row_blocks(X.shape[0], n_jobs)
+
+    def run(a, b):
+        for tree, values, col in items:
+            block = out[a:b, col:col + values.shape[1]]
+            accumulate_tree(X[a:b], tree.nodes, values, tree.obl_ptr, tree.obl_feature, tree.obl_weight, block)
+
+    if len(bounds) == 2:
+        run(0, X.shape[0])
+        return out
+    Parallel(n_jobs=len(bounds) - 1, require="sharedmem")(
+        delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
+    )
+    return out
+
+
+def weighted_quantile(values, weights, q):
+    """Smallest ``v`` of ``values`` whose cumulative weight reaches ``q`` of the total."""
+    order = np.argsort(values, kind="stable")
+    cum = np.cumsum(weights[order])
+    if cum[-1] <= 0:
+        return float(np.quantile(values, q))
+    k = int(np.searchsorted(cum, q * cum[-1], side="left"))
+    return float(values[order[min(k, values.size - 1)]])
+
+
+def grouped_weighted_median(groups, values, weights, n_groups):
+    """Weighted median of ``values`` within each group (0 for a group with no weight).
+
+    One sort by ``(group, value)``; the median of a group is its first value
+    whose cumulative weight reaches half the group's weight.
+    """
+    order = np.lexsort((values, groups))
+    g = groups[order]
+    w = weights[order]
+    cum = np.cumsum(w)
+    totals = np.bincount(groups, weights=weights, minlength=n_groups)
+    before = np.concatenate(([0.0], np.cumsum(totals)[:-1]))
+    # the first sorted position of every group
+    starts = np.searchsorted(g, np.arange(n_groups), side="left")
+    ends = np.searchsorted(g, np.arange(n_groups), side="right")
+    pos = np.searchsorted(cum, before + 0.5 * totals, side="left")
+    pos = np.clip(pos, starts, np.maximum(ends - 1, starts))
+    out = np.zeros(n_groups)
+    has = (ends > starts) & (totals > 0)
+    out[has] = values[order][pos[has]]
+    return out
