@@ -130,3 +130,34 @@ def test_stochastic_reads_far_fewer_values_for_similar_accuracy(seed):
     sdt = DecisionTreeClassifier(splitter="stochastic", max_depth=8, random_state=0).fit(Xtr, ytr)
     assert sdt.tree_.n_split_evaluations * 3 < exact.tree_.n_split_evaluations
     assert sdt.score(Xte, yte) > exact.score(Xte, yte) - 0.03
+
+
+def test_grow_returns_the_leaf_of_every_training_row_and_reuses_its_workspace():
+    X, y = make_classification(3000, 10, random_state=7)
+    X32 = np.ascontiguousarray(X, dtype=np.float32)
+    data = prepare_data(X32, "hist", 255)
+    w = np.ones(len(y))
+    w[::5] = 0.0
+    workspace = {}
+    trees = []
+    for max_leaf_nodes in (None, 20):  # depth-first, and best-first stopped early
+        tree, leaves = grow(data, y.astype(np.int32), np.zeros(len(y)), w, "gini", 2, 0, None,
+                            max_leaf_nodes=max_leaf_nodes, workspace=workspace, return_leaves=True)
+        assert_array_equal(leaves[w > 0], tree.apply(X32)[w > 0])
+        assert (leaves[w == 0] == -1).all()
+        again = grow(data, y.astype(np.int32), np.zeros(len(y)), w, "gini", 2, 0, None,
+                     max_leaf_nodes=max_leaf_nodes)
+        assert_array_equal(again.nodes["threshold"], tree.nodes["threshold"])
+        trees.append(tree)
+    assert "pool" in workspace
+
+
+def test_zero_weight_rows_do_not_move_histogram_bins():
+    rng = np.random.RandomState(8)
+    X, y = make_classification(600, 5, random_state=8)
+    w = np.ones(len(y))
+    w[:200] = 0.0
+    X[:200] = rng.normal(scale=50.0, size=(200, 5))  # far outliers, all of weight 0
+    a = DecisionTreeClassifier(splitter="hist", random_state=0).fit(X, y, sample_weight=w)
+    b = DecisionTreeClassifier(splitter="hist", random_state=0).fit(X[200:], y[200:])
+    assert_array_equal(a.tree_.nodes["threshold"], b.tree_.nodes["threshold"])

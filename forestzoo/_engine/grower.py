@@ -189,7 +189,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
     min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-    node_model, sdt, n_evals,
+    node_model, sdt, n_evals, pool_buf, row_leaf,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -216,6 +216,12 @@ def grow_tree(
     node_model : handle of a registered :class:`.node_model.NodeModel`, or -1.
     sdt : float64 parameters of the stochastic splitter (see splitters/stochastic.py).
     n_evals : int64[1], increased by the (row, feature) pairs the split searches read.
+    pool_buf : float64 (slots, n_features, 256, n_stats) histogram pool to reuse
+        across trees (boosting grows hundreds on the same data); allocated
+        here when it is too small.
+    row_leaf : int32, one entry per row of the data (or empty): filled with the
+        leaf each training row ends in (rows of weight 0 are left untouched),
+        so that boosting can set leaf values without a separate ``apply``.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
     # node-ordered copies, permuted together with idx
@@ -249,7 +255,10 @@ def grow_tree(
     counts = np.empty(MISSING_BIN + 1, np.int64)
     use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
     n_pool = pool_slots if use_pool else 0
-    pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
+    if (pool_buf.shape[0] >= n_pool and pool_buf.shape[1] == n_features and pool_buf.shape[3] == n_stats):
+        pool = pool_buf
+    else:
+        pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
     scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_stats))
     free_slots = np.arange(n_pool)[::-1].copy()
     n_free = n_pool
@@ -369,6 +378,9 @@ def grow_tree(
                 if slot >= 0:
                     free_slots[n_free] = slot
                     n_free += 1
+                if row_leaf.shape[0] > 0:
+                    for p in range(start, end):
+                        row_leaf[idx[p]] = node
                 continue
             if n_front == fcap:
                 fr_int = _double_rows(fr_int)
@@ -431,7 +443,8 @@ def grow_tree(
             s_start, s_end = (start, mid) if small_left else (mid, end)
             n_small = s_end - s_start
             n_large = (end - start) - n_small
-            if n_large >= SMALL_NODE:
+            # children that cannot split need no histograms
+            if n_large >= SMALL_NODE and depth < max_depth and n_large >= min_samples_split:
                 s_slot = -1
                 if n_small >= SMALL_NODE and n_free > 0:
                     n_free -= 1
@@ -469,4 +482,8 @@ def grow_tree(
         pend[1, 7] = axis_only
         n_pend = 2
 
+    if row_leaf.shape[0] > 0:  # best-first growth stopped: the frontier nodes are leaves
+        for e in range(n_front):
+            for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
+                row_leaf[idx[p]] = fr_int[e, _F_NODE]
     return table[:n_nodes].copy(), values[:n_nodes].copy()

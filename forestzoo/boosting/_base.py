@@ -9,6 +9,7 @@ Nothing here copies the grower or the predictor: rows are routed with
 :func:`accumulate_tree`.
 """
 
+import threading
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,24 +53,44 @@ class BaseLearners:
     estimator : the boosting estimator (its base-learner parameters are read).
     **fixed : values for base-learner parameters the estimator does not expose.
     data : :class:`forestzoo.tree._builder.TrainingData`, prepared once.
+    X : the float32 training matrix ``data`` was prepared from (needed by
+        ``grow(..., return_leaves=True)``).
     n_samples : rows of the training matrix (fractions in the leaf-size
         parameters are taken of it).
     """
 
-    def __init__(self, estimator, data, n_samples, **fixed):
+    def __init__(self, estimator, data, n_samples, X=None, **fixed):
         self.estimator = estimator
         self.data = data
+        self.X = X  # the float32 training matrix, to route rows of weight 0 (return_leaves)
+        self._local = threading.local()
         # ``fixed``: base-learner parameters the estimator does not expose (e.g. splitter="hist")
         self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
         self.mss, self.msl = min_counts(self.params["min_samples_split"], self.params["min_samples_leaf"], n_samples)
 
-    def grow(self, yk, yr, weights, criterion, n_values, seed):
-        """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`."""
+    def grow(self, yk, yr, weights, criterion, n_values, seed, return_leaves=False):
+        """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`.
+
+        With ``return_leaves``, returns ``(tree, leaves)``, the leaf of every
+        row (rows of weight 0 included) without a separate ``apply`` for the
+        weighted ones.  Each thread keeps its own histogram pool across rounds.
+        """
         p = self.params
-        return grow(
+        workspace = getattr(self._local, "workspace", None)
+        if workspace is None:
+            workspace = self._local.workspace = {}
+        out = grow(
             self.data, yk, yr, weights, criterion, n_values, int(seed), p["max_features"], p["max_depth"],
             self.mss, self.msl, p["min_impurity_decrease"], p["max_leaf_nodes"], p["min_weight_fraction_leaf"],
+            workspace=workspace, return_leaves=return_leaves,
         )
+        if not return_leaves:
+            return out
+        tree, leaves = out
+        unseen = leaves < 0  # rows of weight 0 (subsampled out): route them through the tree
+        if unseen.any():
+            leaves[unseen] = tree.apply(self.X[unseen])
+        return tree, leaves.astype(np.intp)
 
     def wrap(self, tree, seed, classes=None, criterion="squared_error"):
         """A fitted forestzoo ``DecisionTree*`` around an engine tree, as ``estimators_`` holds it."""

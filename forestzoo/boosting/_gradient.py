@@ -85,7 +85,7 @@ class BaseGradientBoosting(EngineEstimator):
 
         seeds = draw_seeds(rs, self.n_estimators * n_cols).reshape(self.n_estimators, n_cols)
         data = prepare_data(X, "hist", self.max_bins, seed=int(seeds[0, 0] & 0x7FFFFFFF))
-        learners = BaseLearners(self, data, X.shape[0], splitter="hist")
+        learners = BaseLearners(self, data, X.shape[0], X=X, splitter="hist")
         init = loss.init_raw(target, sw)
         trees, train_score, val_score = self._boost(X, target, sw, val, loss, init, learners, seeds)
 
@@ -121,10 +121,9 @@ class BaseGradientBoosting(EngineEstimator):
         def fit_column(k, seed, r, h, w):
             if newton:  # Newton step as a weighted least-squares fit (FHT 2000; Chen & Guestrin 2016)
                 hk = np.maximum(h[:, k], _H_FLOOR)
-                tree = learners.grow(zeros_k, r[:, k] / hk, w * hk, "squared_error", 1, seed)
+                tree, leaf = learners.grow(zeros_k, r[:, k] / hk, w * hk, "squared_error", 1, seed, return_leaves=True)
             else:  # least-squares fit of the negative gradient (ESL Algorithm 10.3, step 2b)
-                tree = learners.grow(zeros_k, r[:, k], w, "squared_error", 1, seed)
-            leaf = tree.apply(X)
+                tree, leaf = learners.grow(zeros_k, r[:, k], w, "squared_error", 1, seed, return_leaves=True)
             gamma = loss.leaf_values(k, leaf, tree.node_count, y, F, r, w)  # step 2c
             tree.values[:, 0] = self.learning_rate * gamma  # shrinkage nu (ESL Sec. 10.12.1)
             return tree, leaf

@@ -98,7 +98,8 @@ class BaseForest(EngineEstimator):
         if len(new_seeds) == 0:
             warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
 
-        data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
+        data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF),
+                            sample_weight=sample_weight)
         if not self.oob_score:
             del X  # the engine reads `data` only; free the float32 copy before growing trees
         mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)

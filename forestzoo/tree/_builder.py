@@ -22,6 +22,7 @@ from .._engine.tree import NODE_DTYPE, Tree
 
 # Histogram buffers kept per tree for the subtraction trick, capped in bytes.
 _POOL_BYTES = 64 * 2**20
+_EMPTY_POOL = np.empty((0, 0, 256, 1))
 
 
 @dataclass
@@ -36,14 +37,20 @@ class TrainingData:
     n_bins: np.ndarray  # int32 (n_features,)
 
 
-def prepare_data(X, splitter, max_bins, seed=0):
-    """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest."""
+def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None):
+    """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest.
+
+    With ``sample_weight``, the bin edges are the quantiles of the rows of
+    positive weight only: a row of weight 0 is absent from training and must
+    not move a threshold (scikit-learn's sample-weight equivalence).
+    """
     code = SPLITTERS[splitter]
     n_samples, n_features = X.shape
     if n_samples >= 2**31 - 1:
         raise ValueError(f"X has {n_samples} rows; forestzoo trees index rows with int32 (< 2**31 - 1).")
     if code == HIST:
-        edges, n_bins = compute_bin_edges(X, max_bins, seed=seed)
+        rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
+        edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed)
         Xb = bin_data(X, edges, n_bins)
         Xf = np.empty((0, 0), dtype=np.float32)
     else:
@@ -93,7 +100,8 @@ SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
 
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
          min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
-         min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS):
+         min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS, workspace=None,
+         return_leaves=False):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
@@ -103,6 +111,12 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     ``sdt_params`` are the stochastic splitter's ``(C, alpha,
     min_features_fraction, N_0)``.  The returned tree's ``n_split_evaluations``
     is the number of (row, feature) pairs its split searches read.
+
+    ``workspace`` (a dict owned by the caller, one per thread) keeps the
+    histogram pool from one call to the next, which saves its allocation
+    when many trees are grown on the same data (boosting).  With
+    ``return_leaves``, returns ``(tree, leaves)``: the leaf each row ends in
+    (-1 for rows of weight 0).
     """
     crit = CRITERIA[criterion]
     weights = weights.astype(np.float64, copy=False)
@@ -113,14 +127,22 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
     n_evals = np.zeros(1, np.int64)
     sdt = np.asarray(sdt_params, dtype=np.float64)
+    n_candidates = resolve_max_features(max_features, data.n_features)
+    pool_buf = _EMPTY_POOL
+    if workspace is not None and data.splitter == HIST and n_candidates >= data.n_features:
+        pool_buf = workspace.get("pool", _EMPTY_POOL)
+        if pool_buf.shape[0] < pool_slots or pool_buf.shape[1] != data.n_features or pool_buf.shape[3] != n_stats:
+            pool_buf = workspace["pool"] = np.empty((pool_slots, data.n_features, 256, n_stats))
+    row_leaf = np.full(weights.shape[0] if return_leaves else 0, -1, dtype=np.int32)
 
     def run(handle):
         return grow_tree(
             data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx,
-            n_values, crit, data.splitter, resolve_max_features(max_features, data.n_features),
+            n_values, crit, data.splitter, n_candidates,
             -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
             float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
             -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
+            pool_buf, row_leaf,
         )
 
     if node_model is None:
@@ -131,4 +153,6 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
             table, values = run(handle)
         tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
     tree.n_split_evaluations = int(n_evals[0])
+    if return_leaves:
+        return tree, row_leaf
     return tree

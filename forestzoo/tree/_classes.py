@@ -110,7 +110,7 @@ class BaseDecisionTree(EngineEstimator):
         if class_weight is not None:
             sample_weight = sample_weight * compute_sample_weight(class_weight, y)
         seed = check_random_state(self.random_state).randint(_MAX_SEED)
-        data = prepare_data(X, self.splitter, self.max_bins, seed=seed)
+        data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
         mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, X.shape[0])
         self.tree_ = grow(
             data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
