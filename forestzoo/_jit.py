@@ -17,9 +17,59 @@ a non-inlined call that receives arrays pays reference-count updates on
 every call, which measured here as ~40 ns, several times the work itself.
 """
 
+import hashlib
+import os
+from pathlib import Path
+
 import numba
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
+
+_PACKAGE = Path(__file__).resolve().parent
+_STAMP = _PACKAGE / "__pycache__" / "forestzoo-kernels.sha256"
+
+
+def _kernel_sources_digest():
+    """sha256 over every module of the package that compiles kernels."""
+    digest = hashlib.sha256()
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        text = path.read_bytes()
+        if b"njit" in text:
+            digest.update(str(path.relative_to(_PACKAGE)).encode())
+            digest.update(text)
+    return digest.hexdigest()
+
+
+def _drop_stale_caches():
+    """Delete numba's on-disk caches of the package when any kernel source changed.
+
+    Numba keys a cached function on its own file only, so a kernel compiled
+    into ``grower.py`` (the split kernels are inlined into the grower) would
+    keep running old code after ``splitters/*.py`` changed.  A digest of all
+    kernel sources, stored beside the caches, catches that: on a mismatch every
+    cache file of the package is removed and recompiled on first use.  An
+    installed release never changes its sources, so this costs one hash at
+    import; a read-only install (caches elsewhere) is left alone.
+    """
+    try:
+        digest = _kernel_sources_digest()
+        if _STAMP.is_file() and _STAMP.read_text().strip() == digest:
+            return
+        for pattern in ("*.nbi", "*.nbc"):
+            for cached in _PACKAGE.rglob(pattern):
+                try:
+                    cached.unlink()
+                except OSError:
+                    pass
+        _STAMP.parent.mkdir(exist_ok=True)
+        tmp = _STAMP.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(digest)
+        os.replace(tmp, _STAMP)
+    except OSError:
+        pass  # a read-only install: nothing to clean, nothing to record
+
+
+_drop_stale_caches()
 
 
 def njit(func=None, **overrides):

@@ -226,3 +226,13 @@ def test_min_samples_leaf_and_max_depth_are_respected():
         leaves = tree.nodes[tree.nodes["left"] == TREE_LEAF]
         assert leaves["n_samples"].min() >= 9
         assert tree.max_depth <= 6
+
+
+def test_kernel_cache_stamp_tracks_every_kernel_source():
+    """Numba keys a cache on one file; forestzoo keys all its caches on every kernel source."""
+    from forestzoo import _jit
+
+    digest = _jit._kernel_sources_digest()
+    assert len(digest) == 64
+    if _jit._STAMP.is_file():  # absent on a read-only install
+        assert _jit._STAMP.read_text().strip() == digest
