@@ -25,7 +25,7 @@ from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator, min_counts,
+    DecisionTreeRegressor, EngineEstimator, min_counts, sdt_values,
 )
 
 _TREE_PARAMS = (
@@ -104,6 +104,7 @@ class BaseForest(EngineEstimator):
             del X  # the engine reads `data` only; free the float32 copy before growing trees
         mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
         balanced_subsample = class_weight == "balanced_subsample"
+        sdt = tuple(sdt_values(self).values())  # splitter="stochastic" only
 
         def fit_one(seed):
             w = sample_weight
@@ -117,6 +118,7 @@ class BaseForest(EngineEstimator):
             return grow(
                 data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
                 mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
+                sdt_params=sdt,
             )
 
         trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
@@ -135,7 +137,7 @@ class BaseForest(EngineEstimator):
         return self
 
     def _wrap_tree(self, tree, seed):
-        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, random_state=seed)
+        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed)
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
         est.n_outputs_ = 1

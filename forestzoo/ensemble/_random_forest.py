@@ -8,11 +8,13 @@ _COMMON_DOC = """
     n_estimators : int, default=100
         Number of trees.
     criterion : {crit}
-    splitter : {{"hist", "exact", "random"}}, default="{splitter}"
+    splitter : {{"hist", "exact", "random", "stochastic"}}, default="{splitter}"
         "hist": best split over at most ``max_bins`` quantile bins per feature
         (bins computed once per forest); "exact": best midpoint over sorted
         values (CART); "random": one uniform threshold per candidate feature
-        (Extra Trees).
+        (Extra Trees); "stochastic": the SDT search (candidate features ranked
+        on growing random subsets of the node, the worse half discarded per
+        round, the exact search on the survivors; see ``sdt_*``).
     max_depth : int or None, default=None
         None grows every tree until its leaves are pure or too small.
     min_samples_split : int or float, default=2
@@ -39,6 +41,10 @@ _COMMON_DOC = """
         ``joblib.parallel_config(backend="dask")``).  Results do not depend on it.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
+    sdt_C, sdt_alpha, sdt_min_features_fraction, sdt_n0 : default=10, 8, 0.005, 20
+        Parameters of ``splitter="stochastic"`` (rows per round ``N_j / 2**C``,
+        at least ``n0``; at most ``alpha`` halving rounds; stop at this
+        fraction of the candidates), as in :class:`DecisionTreeClassifier`.
 """
 
 
@@ -79,7 +85,8 @@ class RandomForestClassifier(ForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="hist", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
-                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
+                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
+                 sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -99,20 +106,26 @@ class RandomForestClassifier(ForestClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.sdt_C = sdt_C
+        self.sdt_alpha = sdt_alpha
+        self.sdt_min_features_fraction = sdt_min_features_fraction
+        self.sdt_n0 = sdt_n0
 
 
 class ExtraTreesClassifier(RandomForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
-                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0):
+                 class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
+                 sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
-            random_state=random_state, verbose=verbose,
+            random_state=random_state, verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
+            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0,
         )
 
 
@@ -120,7 +133,8 @@ class RandomForestRegressor(ForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="hist", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
-                 warm_start=False, n_jobs=None, random_state=None, verbose=0):
+                 warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
+                 sdt_min_features_fraction=0.005, sdt_n0=20):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -139,20 +153,26 @@ class RandomForestRegressor(ForestRegressor):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.sdt_C = sdt_C
+        self.sdt_alpha = sdt_alpha
+        self.sdt_min_features_fraction = sdt_min_features_fraction
+        self.sdt_n0 = sdt_n0
 
 
 class ExtraTreesRegressor(RandomForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
-                 warm_start=False, n_jobs=None, random_state=None, verbose=0):
+                 warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
+                 sdt_min_features_fraction=0.005, sdt_n0=20):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
-            verbose=verbose,
+            verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha, sdt_min_features_fraction=sdt_min_features_fraction,
+            sdt_n0=sdt_n0,
         )
 
 

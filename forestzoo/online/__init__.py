@@ -1,3 +1,5 @@
 """Online random forests, grown with ``partial_fit``."""
 
-__all__ = []
+from ._classes import OnlineRandomForestClassifier, OnlineRandomForestRegressor
+
+__all__ = ["OnlineRandomForestClassifier", "OnlineRandomForestRegressor"]

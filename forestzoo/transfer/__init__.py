@@ -1,3 +1,5 @@
-"""Transfer-learning forests (SER, STRUT, MIX)."""
+"""Transfer-learning forests (SER, STRUT, MIX; Segev et al. 2017)."""
 
-__all__ = []
+from ._classes import TransferForestClassifier, TransferForestRegressor
+
+__all__ = ["TransferForestClassifier", "TransferForestRegressor"]

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine.binning import MAX_BINS
 from .._engine.splitters import SPLITTERS
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
-from ._builder import grow, prepare_data, resolve_max_features
+from ._builder import SDT_DEFAULTS, grow, prepare_data, resolve_max_features
 
 _MAX_SEED = np.iinfo(np.int32).max
 
@@ -32,7 +32,16 @@ TREE_PARAMETER_CONSTRAINTS = {
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
     "random_state": ["random_state"],
+    # SDT (splitter="stochastic"), seed 004 Section 3: rows per round N_j / 2^C, at most alpha rounds
+    "sdt_C": [Interval(Integral, 1, 31, closed="both")],
+    "sdt_alpha": [Interval(Integral, 1, None, closed="left")],
+    "sdt_min_features_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
+    "sdt_n0": [Interval(Integral, 1, None, closed="left")],
 }
+#: The stochastic splitter's parameters, in the engine's order (C, alpha, min_features_fraction, N_0).
+SDT_PARAMS = ("sdt_C", "sdt_alpha", "sdt_min_features_fraction", "sdt_n0")
+SDT_DEFAULT_PARAMS = dict(zip(SDT_PARAMS, (int(SDT_DEFAULTS[0]), int(SDT_DEFAULTS[1]), SDT_DEFAULTS[2],
+                                           int(SDT_DEFAULTS[3]))))
 CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
 REGRESSION_CRITERIA = {"squared_error"}
 
@@ -46,6 +55,15 @@ def min_counts(min_samples_split, min_samples_leaf, n_samples):
     if not isinstance(mss, Integral):
         mss = int(np.ceil(mss * n_samples))
     return max(2, mss, 2 * msl), max(1, msl)
+
+
+def sdt_values(estimator):
+    """``{name: value}`` of the SDT parameters of ``estimator``.
+
+    An estimator class that does not expose them (a subclass with its own
+    ``__init__``) gets the paper's defaults.
+    """
+    return {p: getattr(estimator, p, d) for p, d in SDT_DEFAULT_PARAMS.items()}
 
 
 class EngineEstimator(BaseEstimator):
@@ -90,7 +108,8 @@ class BaseDecisionTree(EngineEstimator):
     _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
 
     def __init__(self, *, criterion, splitter, max_depth, min_samples_split, min_samples_leaf,
-                 min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state):
+                 min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state,
+                 sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -102,6 +121,10 @@ class BaseDecisionTree(EngineEstimator):
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
         self.random_state = random_state
+        self.sdt_C = sdt_C
+        self.sdt_alpha = sdt_alpha
+        self.sdt_min_features_fraction = sdt_min_features_fraction
+        self.sdt_n0 = sdt_n0
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
@@ -115,7 +138,7 @@ class BaseDecisionTree(EngineEstimator):
         self.tree_ = grow(
             data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
             self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
-            self.min_weight_fraction_leaf,
+            self.min_weight_fraction_leaf, sdt_params=tuple(sdt_values(self).values()),
         )
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self.n_outputs_ = 1
@@ -167,10 +190,13 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     ----------
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity measure; "entropy" and "log_loss" are the same (bits).
-    splitter : {"exact", "hist", "random"}, default="exact"
+    splitter : {"exact", "hist", "random", "stochastic"}, default="exact"
         "exact" searches midpoints of sorted values (CART); "hist" searches
         the boundaries of at most ``max_bins`` quantile bins; "random" draws
-        one threshold per candidate feature (Extra Trees).
+        one threshold per candidate feature (Extra Trees); "stochastic" is
+        SDT: candidate features are ranked on growing random subsets of the
+        node, the worse half discarded each round, and the exact search runs
+        on the survivors only (see the ``sdt_*`` parameters).
     max_depth : int or None, default=None
     min_samples_split : int or float, default=2
     min_samples_leaf : int or float, default=1
@@ -187,6 +213,20 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
     class_weight : dict, "balanced" or None, default=None
     random_state : int, RandomState or None, default=None
+    sdt_C : int in [1, 31], default=10
+        ``splitter="stochastic"`` only: each round adds ``N_j / 2**sdt_C``
+        random rows of the node (``N_j`` rows) to the working set (Step 1).
+    sdt_alpha : int >= 1, default=8
+        ``splitter="stochastic"`` only: at most this many rounds, each
+        halving the candidate features (Steps 3-4; the paper uses 7-10).
+    sdt_min_features_fraction : float in (0, 1], default=0.005
+        ``splitter="stochastic"`` only: rounds stop once no more than this
+        fraction of the candidate features survive (the paper's ~0.5 %).
+    sdt_n0 : int >= 1, default=20
+        ``splitter="stochastic"`` only: least number of rows added per round
+        (the paper's ``N_0``).  A node searched stochastically would read no
+        fewer values than the exact search (small nodes, in particular nodes
+        of at most ``sdt_n0`` rows) falls back to the exact search.
 
     Attributes
     ----------
@@ -198,9 +238,19 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Missing values (NaN) are supported: each split learns the side NaN goes
     to; a node that saw no NaN sends it to its larger child.
 
+    ``tree_.n_split_evaluations`` counts the (row, feature) pairs the split
+    searches read, the complexity measure of the SDT paper's Figures 1-2.
+
     See Also
     --------
-    forestzoo.RandomForestClassifier, sklearn.tree.DecisionTreeClassifier
+    forestzoo.RandomForestClassifier, sklearn.tree.DecisionTreeClassifier,
+    forestzoo.HaarTreeClassifier
+
+    References
+    ----------
+    L. Breiman, J. Friedman, R. Olshen, C. Stone, "Classification and
+    Regression Trees", 1984.  "Stochastic induction of decision trees with
+    application to learning Haar tree" (SDT, ``splitter="stochastic"``).
 
     Examples
     --------
@@ -220,13 +270,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
-                 max_bins=255, class_weight=None, random_state=None):
+                 max_bins=255, class_weight=None, random_state=None, sdt_C=10, sdt_alpha=8,
+                 sdt_min_features_fraction=0.005, sdt_n0=20):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
-            random_state=random_state,
+            random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
+            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0,
         )
         self.class_weight = class_weight
 
@@ -249,7 +301,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """A CART regression tree (squared error) grown by the forestzoo engine.
 
     Parameters are those of :class:`DecisionTreeClassifier` without
-    ``class_weight``; ``criterion`` is "squared_error".  Leaves predict the
+    ``class_weight`` (``splitter="stochastic"`` and the ``sdt_*`` parameters
+    included); ``criterion`` is "squared_error".  Leaves predict the
     weighted mean of their targets.
 
     Examples
@@ -269,13 +322,15 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     def __init__(self, *, criterion="squared_error", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
-                 max_bins=255, random_state=None):
+                 max_bins=255, random_state=None, sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005,
+                 sdt_n0=20):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
-            random_state=random_state,
+            random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
+            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0,
         )
 
     def predict(self, X):

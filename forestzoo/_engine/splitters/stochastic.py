@@ -2,24 +2,39 @@
 "Stochastic induction of decision trees with application to learning Haar
 tree" (seed 004, Section 3).
 
-At a node of ``N_j`` rows the search keeps a *working set* of rows and a set
-of surviving features.  Each round moves ``N_j / 2^C`` random rows (at least
-``N_0``) into the working set (Step 1), scores every surviving feature by its
-best impurity over thresholds on the working set only (Step 2, Eq. 3), and
-discards the worse half of the features (Step 3).  After ``alpha`` rounds
-(Step 4), or once no more than ``min_features_fraction`` of the candidates
-survive, the exact CART search runs on the whole node for the survivors only
-(Step 5, Eq. 2).  Nodes too small for two rounds of sampling get the exact
-search directly.
+At a node of ``N_j`` rows the search keeps a *working set* ``S_t`` of rows
+and a set ``D^t`` of surviving features.  Each round moves
+``max(N_0, N_j / 2^C)`` random rows of the node into the working set
+(Step 1), scores every surviving feature by its best weighted impurity over
+thresholds on the working set only (Step 2, Eq. 3), and discards the worse
+half of the features (Step 3).  After ``alpha`` rounds (Step 4), or once no
+more than ``min_features_fraction`` of the candidates survive, the exact
+CART search runs on the whole node for the survivors only (Step 5, Eq. 2).
 
 The working set of every surviving feature is kept sorted across rounds, as
-the paper suggests: a round sorts only its newly drawn rows and merges them
-into the feature's sorted run, so Step 2 costs ``O(|S_t|)`` per feature and
-round plus the sort of the new rows.
+Section 3 suggests ("keep the samples in S_t sorted"): a round sorts only the
+newly drawn rows of a feature and merges them into that feature's sorted run,
+so Step 2 costs ``O(|S_t|)`` per feature plus the sort of the new rows.  The
+runs of the survivors are compacted after every round into one of two
+ping-pong buffers, so memory is ``O(max_k |D^t_k| |S_t^k|) <= O(D N_0)``.
+
+Fallback (documented, not in the paper): the schedule of a node is planned
+before it runs (:func:`sdt_plan`).  When the node is too small for a single
+round (``N_j <= N_0``, the working set would be the whole node) or when the
+planned (row, feature) evaluations of Steps 1-5 are not fewer than those of
+the exact search, the exact search runs instead: on small nodes SDT would
+read more values than CART and lose accuracy for nothing.
 
 ``params`` is a float64 vector ``[C, alpha, min_features_fraction, N_0]``.
-``n_evals[0]`` is increased by the number of (row, feature) evaluations made,
-the complexity measure of the paper's Figures 1-2.
+``n_evals[0]`` is increased by the (row, feature) pairs read -- per round,
+the size of the working set for every surviving feature; in Step 5, the
+node's size for every survivor -- the complexity measure of the paper's
+Figures 1-2.
+
+The pieces (:func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature`,
+:func:`sdt_keep_best`) are shared with other feature sources: the Haar-tree
+search of :mod:`forestzoo.tree._haar_search` runs the same rounds over
+features it computes on demand.
 """
 
 import numpy as np
@@ -30,35 +45,235 @@ from ._common import add_sample, scan_sorted
 from .exact import split_exact
 
 P_C, P_ALPHA, P_MIN_FRACTION, P_N0 = 0, 1, 2, 3
+_INSERTION_MAX = 16
 
 
 @njit
-def _merge_new(run_keys, run_pos, m_old, new_keys, new_pos, m_new, out_keys, out_pos):
-    """Merge the sorted run ``[:m_old]`` with the sorted new rows (stable: old first on ties)."""
+def sdt_plan(n, n_cand, params):
+    """Schedule of the SDT search on a node of ``n`` rows and ``n_cand`` features.
+
+    Returns ``(batch, n_rounds, min_keep, planned_evals, cap)``: rows drawn
+    per round (Step 1), rounds to run (0: use the exact search), least number
+    of features kept, (row, feature) evaluations Steps 1-5 will make, and
+    the largest ``|D^t| * |S_t|`` of any round (size of a run buffer).
+    """
+    batch = max(int(params[P_N0]), n >> int(params[P_C]))
+    alpha = int(params[P_ALPHA])
+    min_keep = max(1, int(np.ceil(params[P_MIN_FRACTION] * n_cand)))
+    alive = n_cand
+    ws = 0
+    rounds = 0
+    evals = 0
+    cap = 0
+    while rounds < alpha and alive > min_keep and ws + batch < n:
+        ws += batch
+        evals += alive * ws
+        cap = max(cap, alive * ws)
+        alive = max(min_keep, (alive + 1) // 2)
+        rounds += 1
+    evals += alive * n
+    if rounds == 0 or evals >= n_cand * n:
+        return batch, 0, min_keep, n_cand * n, 0
+    return batch, rounds, min_keep, evals, cap
+
+
+@njit
+def sdt_draw(perm, ws, batch, rng):
+    """Step 1: move ``batch`` random rows of the rest of the node into the working set.
+
+    ``perm`` holds the node's positions; ``perm[:ws]`` is the working set.
+    A partial Fisher-Yates shuffle makes ``perm[ws:ws + batch]`` the new rows.
+    """
+    n = perm.shape[0]
+    for q in range(ws, ws + batch):
+        r = q + rng_randint(rng, n - q)
+        t = perm[q]
+        perm[q] = perm[r]
+        perm[r] = t
+
+
+@njit(inline="always")
+def _swap(keys, pos, a, b):
+    t = keys[a]
+    keys[a] = keys[b]
+    keys[b] = t
+    u = pos[a]
+    pos[a] = pos[b]
+    pos[b] = u
+
+
+@njit(inline="always")
+def _insertion(keys, pos, lo, hi):
+    for a in range(lo + 1, hi):
+        k = keys[a]
+        p = pos[a]
+        b = a - 1
+        while b >= lo and keys[b] > k:
+            keys[b + 1] = keys[b]
+            pos[b + 1] = pos[b]
+            b -= 1
+        keys[b + 1] = k
+        pos[b + 1] = p
+
+
+@njit
+def _heapsort(keys, pos, lo, hi):
+    m = hi - lo
+    for root in range(m // 2 - 1, -1, -1):
+        _sift(keys, pos, lo, root, m)
+    for end in range(m - 1, 0, -1):
+        _swap(keys, pos, lo, lo + end)
+        _sift(keys, pos, lo, 0, end)
+
+
+@njit(inline="always")
+def _sift(keys, pos, lo, root, end):
+    while True:
+        child = 2 * root + 1
+        if child >= end:
+            return
+        if child + 1 < end and keys[lo + child + 1] > keys[lo + child]:
+            child += 1
+        if keys[lo + root] >= keys[lo + child]:
+            return
+        _swap(keys, pos, lo + root, lo + child)
+        root = child
+
+
+@njit
+def sort_pairs(keys, pos, m):
+    """Sort ``keys[:m]`` ascending, moving ``pos`` along; no allocation.
+
+    Introsort: quicksort with a median-of-three pivot on an explicit stack,
+    insertion sort below ``_INSERTION_MAX`` keys, heapsort for a range that
+    recurses too deep.  Not stable: rows with equal keys are never separated
+    by a split, so their order does not matter.
+    """
+    if m <= _INSERTION_MAX:
+        _insertion(keys, pos, 0, m)
+        return
+    stack = np.empty((128, 3), np.int64)
+    depth_limit = 2 * int(np.log2(m)) + 2
+    n_stack = 1
+    stack[0, 0] = 0
+    stack[0, 1] = m
+    stack[0, 2] = 0
+    while n_stack > 0:
+        n_stack -= 1
+        lo = stack[n_stack, 0]
+        hi = stack[n_stack, 1]
+        depth = stack[n_stack, 2]
+        while hi - lo > _INSERTION_MAX:
+            if depth >= depth_limit:
+                _heapsort(keys, pos, lo, hi)
+                lo = hi
+                break
+            depth += 1
+            mid = (lo + hi) >> 1
+            if keys[mid] < keys[lo]:
+                _swap(keys, pos, mid, lo)
+            if keys[hi - 1] < keys[lo]:
+                _swap(keys, pos, hi - 1, lo)
+            if keys[hi - 1] < keys[mid]:
+                _swap(keys, pos, hi - 1, mid)
+            pivot = keys[mid]
+            i = lo
+            j = hi - 1
+            while i <= j:  # Hoare partition
+                while keys[i] < pivot:
+                    i += 1
+                while keys[j] > pivot:
+                    j -= 1
+                if i <= j:
+                    _swap(keys, pos, i, j)
+                    i += 1
+                    j -= 1
+            # push the larger part, loop on the smaller: the stack stays O(log m)
+            if j + 1 - lo > hi - i:
+                stack[n_stack, 0] = lo
+                stack[n_stack, 1] = j + 1
+                stack[n_stack, 2] = depth
+                n_stack += 1
+                lo = i
+            else:
+                stack[n_stack, 0] = i
+                stack[n_stack, 1] = hi
+                stack[n_stack, 2] = depth
+                n_stack += 1
+                hi = j + 1
+        _insertion(keys, pos, lo, hi)
+
+
+@njit
+def sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos, dst_off,
+                      miss, ws_total, w, yk, yr, criterion, cum, tmp):
+    """Step 2 for one feature: merge its new rows into its sorted run and score it.
+
+    ``new_keys[:m_batch]`` are the feature's values on the rows just drawn
+    (node positions ``new_pos``), NaN included; they are sorted in place.
+    The feature's run ``src_*[src_off:src_off + src_len]`` is merged with
+    them into ``dst_*[dst_off:]``; NaN rows are added to ``miss`` (the
+    feature's NaN statistics over the working set).  Returns ``(score,
+    run_length)``, the score being the best weighted impurity over
+    thresholds on the working set (Eq. 3, ``(FI_p^k)^-1`` up to the constant
+    ``|S_t|``); +inf when the feature is constant on the working set.
+    """
+    m = 0
+    for q in range(m_batch):
+        v = new_keys[q]
+        p = new_pos[q]
+        if v != v:
+            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+        else:
+            new_keys[m] = v
+            new_pos[m] = p
+            m += 1
+    sort_pairs(new_keys, new_pos, m)
+    # merge: old run first on ties
     a = 0
     b = 0
-    q = 0
-    while a < m_old and b < m_new:
-        if new_keys[b] < run_keys[a]:
-            out_keys[q] = new_keys[b]
-            out_pos[q] = new_pos[b]
+    q = dst_off
+    while a < src_len and b < m:
+        if new_keys[b] < src_keys[src_off + a]:
+            dst_keys[q] = new_keys[b]
+            dst_pos[q] = new_pos[b]
             b += 1
         else:
-            out_keys[q] = run_keys[a]
-            out_pos[q] = run_pos[a]
+            dst_keys[q] = src_keys[src_off + a]
+            dst_pos[q] = src_pos[src_off + a]
             a += 1
         q += 1
-    while a < m_old:
-        out_keys[q] = run_keys[a]
-        out_pos[q] = run_pos[a]
+    while a < src_len:
+        dst_keys[q] = src_keys[src_off + a]
+        dst_pos[q] = src_pos[src_off + a]
         a += 1
         q += 1
-    while b < m_new:
-        out_keys[q] = new_keys[b]
-        out_pos[q] = new_pos[b]
+    while b < m:
+        dst_keys[q] = new_keys[b]
+        dst_pos[q] = new_pos[b]
         b += 1
         q += 1
-    return q
+    length = q - dst_off
+    if length == 0 or not (dst_keys[q - 1] > dst_keys[dst_off] or miss[0] > 0.0):
+        return np.inf, length
+    cost, _, _ = scan_sorted(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1, 0.0,
+                             criterion, cum, tmp)
+    return cost, length
+
+
+@njit
+def sdt_keep_best(score, feats, slot, alive, min_keep):
+    """Step 3: reorder ``feats[:alive]`` (and their ``slot``) by score, best first; returns how many survive.
+
+    The better half survives (lower weighted impurity = higher importance
+    ``FI``), never fewer than ``min_keep``.  Ties keep their order.
+    """
+    order = np.argsort(score[:alive], kind="mergesort")
+    new_feats = feats[:alive][order]
+    new_slot = slot[:alive][order]
+    feats[:alive] = new_feats
+    slot[:alive] = new_slot
+    return max(min_keep, (alive + 1) // 2)
 
 
 @njit
@@ -80,77 +295,45 @@ def split_stochastic(
         f = feats[r]
         feats[r] = feats[j]
         feats[j] = f
-    batch = max(int(params[P_N0]), n >> int(params[P_C]))
-    alpha = int(params[P_ALPHA])
-    min_keep = max(1, int(np.ceil(params[P_MIN_FRACTION] * n_cand)))
+    batch, n_rounds, min_keep, _, cap = sdt_plan(n, n_cand, params)
     alive = n_cand
-
-    if 2 * batch < n and alive > min_keep and alpha > 0:
-        # positions of the node in random order: the first `ws` are the working set
-        perm = np.arange(start, end)
-        # per surviving feature: its working set sorted by value (NaN rows kept apart);
-        # the working set never exceeds alpha rounds of `batch` rows
-        cap = min(n, alpha * batch)
-        run_keys = np.empty((n_cand, cap), np.float64)
-        run_pos = np.empty((n_cand, cap), np.int64)
-        run_len = np.zeros(n_cand, np.int64)
-        run_miss = np.zeros((n_cand, total.shape[0]))
+    if n_rounds > 0:
+        perm = np.arange(start, end)  # node positions; perm[:ws] is the working set S_t
+        run_keys = np.empty((2, cap), np.float64)  # ping-pong buffers of the sorted runs
+        run_pos = np.empty((2, cap), np.int64)
+        run_miss = np.zeros((n_cand, total.shape[0]))  # NaN statistics on S_t, per candidate
         new_keys = np.empty(batch, np.float64)
         new_pos = np.empty(batch, np.int64)
-        out_keys = np.empty(cap, np.float64)
-        out_pos = np.empty(cap, np.int64)
         score = np.empty(n_cand)
-        slot = np.arange(n_cand)  # row of run_* that holds feature feats[a]
+        slot = np.arange(n_cand)  # candidate index of feats[a]: its run and NaN statistics
+        run_at = np.zeros(n_cand, np.int64)  # where candidate s's run starts in the source buffer
+        run_len = np.zeros(n_cand, np.int64)
         ws_total = np.zeros(total.shape[0])
         ws = 0
-        rounds = 0
-        while rounds < alpha and alive > min_keep and ws + batch < n:
-            # Step 1: draw `batch` new rows (partial Fisher-Yates over the rest of the node)
+        src = 0
+        for _ in range(n_rounds):
+            sdt_draw(perm, ws, batch, rng)  # Step 1
             for q in range(ws, ws + batch):
-                r = q + rng_randint(rng, n - q)
-                t = perm[q]
-                perm[q] = perm[r]
-                perm[r] = t
                 p = perm[q]
                 add_sample(ws_total, 1.0, w[p], yk[p], yr[p], criterion)
-            # Step 2: score the surviving features on the working set (Eq. 3)
-            for a in range(alive):
+            stride = ws + batch
+            for a in range(alive):  # Step 2 (Eq. 3)
                 f = feats[a]
                 s = slot[a]
-                m_new = 0
-                for q in range(ws, ws + batch):
-                    p = perm[q]
-                    v = Xf[f, idx[p]]
-                    if v != v:
-                        add_sample(run_miss[s], 1.0, w[p], yk[p], yr[p], criterion)
-                    else:
-                        new_keys[m_new] = v
-                        new_pos[m_new] = p
-                        m_new += 1
-                order = np.argsort(new_keys[:m_new], kind="mergesort")
-                sk = new_keys[:m_new][order]
-                sp = new_pos[:m_new][order]
-                m = _merge_new(run_keys[s], run_pos[s], run_len[s], sk, sp, m_new, out_keys, out_pos)
-                run_keys[s, :m] = out_keys[:m]
-                run_pos[s, :m] = out_pos[:m]
-                run_len[s] = m
-                n_evals[0] += batch
-                if m == 0 or not (out_keys[m - 1] > out_keys[0] or run_miss[s, 0] > 0.0):
-                    score[a] = np.inf  # constant on the working set: ranked last
-                    continue
-                cost, _, _ = scan_sorted(out_keys, out_pos, m, run_miss[s], ws_total, w, yk, yr, 1, 0.0,
-                                         criterion, cum, tmp)
-                score[a] = cost / ws_total[1]
-            ws += batch
-            rounds += 1
-            # Step 3: keep the better half (lower weighted impurity = higher importance)
-            order = np.argsort(score[:alive], kind="mergesort")
-            kept = max(min_keep, (alive + 1) // 2)
-            new_feats = feats[:alive][order].copy()
-            new_slot = slot[:alive][order].copy()
-            feats[:alive] = new_feats
-            slot[:alive] = new_slot
-            alive = kept
+                for q in range(batch):
+                    p = perm[ws + q]
+                    new_keys[q] = Xf[f, idx[p]]
+                    new_pos[q] = p
+                score[a], length = sdt_score_feature(
+                    new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s],
+                    run_keys[1 - src], run_pos[1 - src], a * stride, run_miss[s], ws_total, w, yk, yr, criterion,
+                    cum, tmp)
+                run_at[s] = a * stride
+                run_len[s] = length
+                n_evals[0] += stride
+            ws = stride
+            src = 1 - src
+            alive = sdt_keep_best(score, feats, slot, alive, min_keep)  # Step 3
     # Step 5: the exact search over the whole node for the survivors (Eq. 2)
     for a in range(alive):
         split_exact(feats[a], Xf[feats[a]], idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
