@@ -1,0 +1,171 @@
+"""Multisurface proximal SVM (Mangasarian & Wild 2006) as a linear node model.
+
+For the two hyperclasses ``A`` (mask ``t``) and ``B`` of a node, with
+``e`` a vector of ones (lecture, "MPSVM"):
+
+* ``G = [A -e]' [A -e]`` and ``H = [B -e]' [B -e]`` (here weighted by the
+  rows' weights and divided by the class weight, which leaves every ratio
+  below unchanged and makes ``delta`` a fraction of a standardised
+  variance);
+* the first clustering plane ``z1 = [w1; b1]`` minimises ``z'Gz / z'Hz``
+  (closest to ``A``, farthest from ``B``), the second ``z2`` minimises
+  ``z'Hz / z'Gz``; they are the eigenvectors of ``G z = lambda H z`` with the
+  smallest and largest eigenvalues;
+* the split candidates are the two angle bisectors of the planes,
+  ``z1 / |w1| + z2 / |w2|`` and ``z1 / |w1| - z2 / |w2|`` (Zhang & Suganthan
+  2015): the test is ``w . x <= b``.
+
+Each plane is computed as ``argmax z'Qz / z'Pz`` (``P`` = G for the first
+plane, H for the second) through the eigendecomposition ``P = U L U'``:
+``z = U L^{-1/2} y`` with ``y`` the top eigenvector of
+``L^{-1/2} U' Q U L^{-1/2}``.  When ``P`` is singular -- a node with fewer
+rows of one hyperclass than candidate features plus one, or with
+duplicated columns -- the ratio is not bounded away from 0 by a unique
+direction (the small-sample-size problem) and the regularisation decides:
+
+* ``"tikhonov"`` (-T): ``P + delta I`` (lecture, "Methods to handle S3");
+* ``"null_space"`` (-N): the plane lies in the null space of ``P``
+  (``z'Pz = 0``, it passes through every row of that hyperclass) and,
+  within it, maximises ``z'Qz / z'z`` (Jiang 2011, null-space method);
+* ``"axis"`` (-P): :class:`SingularNodeError` is raised; the node model
+  then grows the rest of the subtree with axis-parallel splits.
+"""
+
+import numpy as np
+
+from .._jit import njit
+
+__all__ = ["MPSVM", "SingularNodeError", "REGULARIZATIONS", "mpsvm_bisectors"]
+
+REGULARIZATIONS = ("tikhonov", "axis", "null_space")
+_TIKHONOV, _AXIS, _NULL_SPACE = 0, 1, 2
+
+
+class SingularNodeError(ValueError):
+    """A linear model met a singular problem it has no regularisation for."""
+
+
+@njit
+def _second_moment(Z, w, sel, positive):
+    """``[A -e]' diag(w) [A -e] / sum(w)`` over the rows with ``sel == positive``."""
+    q = Z.shape[1]
+    M = np.zeros((q + 1, q + 1))
+    x = np.empty(q + 1)
+    x[q] = -1.0
+    W = 0.0
+    for i in range(Z.shape[0]):
+        if sel[i] != positive:
+            continue
+        wi = w[i]
+        W += wi
+        for a in range(q):
+            x[a] = Z[i, a]
+        for a in range(q + 1):
+            xa = wi * x[a]
+            for b in range(a, q + 1):
+                M[a, b] += xa * x[b]
+    for a in range(q + 1):
+        for b in range(a, q + 1):
+            M[a, b] /= W
+            M[b, a] = M[a, b]
+    return M
+
+
+@njit
+def _clustering_plane(P, Q, regularization, delta, rcond):
+    """``argmin z'Pz / z'Qz`` (unit norm); ``ok`` is False for a singular ``P`` under "axis"."""
+    lam, U = np.linalg.eigh(P)
+    top = max(lam[-1], 0.0)
+    tol = rcond * top
+    if top <= 0.0 or lam[0] <= tol:
+        if regularization == _AXIS:
+            return np.zeros(P.shape[0]), False
+        if regularization == _NULL_SPACE:
+            k = 0
+            for j in range(lam.shape[0]):
+                if lam[j] <= tol:
+                    k += 1
+            N = np.ascontiguousarray(U[:, :k])
+            _, V = np.linalg.eigh(N.T @ Q @ N)
+            z = N @ np.ascontiguousarray(V[:, -1])
+            return z / np.linalg.norm(z), True
+        lam = np.maximum(lam, 0.0) + delta  # Tikhonov: the eigenvalues of P + delta I
+    S = U / np.sqrt(lam)
+    _, Y = np.linalg.eigh(S.T @ Q @ S)
+    z = S @ np.ascontiguousarray(Y[:, -1])
+    return z / np.linalg.norm(z), True
+
+
+@njit
+def mpsvm_bisectors(Z, t, w, regularization, delta, rcond):
+    """The MPSVM planes' angle bisectors ``(W, b, ok)``; see the module docstring."""
+    q = Z.shape[1]
+    G = _second_moment(Z, w, t, True)
+    H = _second_moment(Z, w, t, False)
+    z1, ok1 = _clustering_plane(G, H, regularization, delta, rcond)
+    z2, ok2 = _clustering_plane(H, G, regularization, delta, rcond)
+    if not (ok1 and ok2):
+        return np.zeros((0, q)), np.zeros(0), False
+    n1 = np.linalg.norm(z1[:q])
+    n2 = np.linalg.norm(z2[:q])
+    cand = np.zeros((2, q + 1))
+    k = 0
+    if n1 > 1e-12 and n2 > 1e-12:
+        # the two angle bisectors (Zhang & Suganthan 2015; lecture, "Obtain the optimal hyperplane")
+        cand[0] = z1 / n1 + z2 / n2
+        cand[1] = z1 / n1 - z2 / n2
+        k = 2
+    elif n1 > 1e-12:
+        cand[0] = z1 / n1
+        k = 1
+    elif n2 > 1e-12:
+        cand[0] = z2 / n2
+        k = 1
+    keep = np.zeros(k, np.bool_)
+    for j in range(k):
+        keep[j] = np.linalg.norm(cand[j, :q]) > 1e-9
+    cand = cand[:k][keep]
+    return np.ascontiguousarray(cand[:, :q]), cand[:, q].copy(), True
+
+
+class MPSVM:
+    """Linear node model: the two angle bisectors of the MPSVM clustering planes.
+
+    Parameters
+    ----------
+    regularization : {"tikhonov", "axis", "null_space"}, default="tikhonov"
+        What to do when ``G`` or ``H`` is singular (-T, -P, -N).
+    delta : float, default=0.01
+        Tikhonov term added to the diagonal of a singular ``G`` or ``H``
+        (both are second-moment matrices of standardised features).
+    rcond : float, default=1e-10
+        ``G`` (or ``H``) is singular when its smallest eigenvalue is at most
+        ``rcond`` times its largest.
+
+    Notes
+    -----
+    ``fit_hyperplanes(X, t, sample_weight)`` is the linear-node-model
+    interface of :mod:`forestzoo.oblique`.
+    """
+
+    def __init__(self, regularization="tikhonov", delta=0.01, rcond=1e-10):
+        if regularization not in REGULARIZATIONS:
+            raise ValueError(f"regularization={regularization!r} is not one of {REGULARIZATIONS}.")
+        self.regularization = regularization
+        self.delta = float(delta)
+        self.rcond = float(rcond)
+        self._code = REGULARIZATIONS.index(regularization)
+
+    def fit_hyperplanes(self, X, t, sample_weight):
+        """Candidate hyperplanes ``w . x = b`` separating ``X[t]`` from ``X[~t]``.
+
+        Returns ``(W, b)``: ``W`` of shape (k, q) and ``b`` of shape (k,),
+        ``k <= 2`` (a degenerate bisector, ``w = 0``, is left out).  Raises
+        :class:`SingularNodeError` for a singular node under ``"axis"``.
+        """
+        W, b, ok = mpsvm_bisectors(np.ascontiguousarray(X, dtype=np.float64), np.asarray(t, np.bool_),
+                                   np.ascontiguousarray(sample_weight, dtype=np.float64),
+                                   self._code, self.delta, self.rcond)
+        if not ok:
+            raise SingularNodeError("G or H is singular at this node (MPSVM-P: axis-parallel subtree).")
+        return W, b

@@ -1,0 +1,265 @@
+"""The generic oblique node model: candidate features -> class partition -> linear models -> best split.
+
+:class:`LinearNodeModel` plugs into the engine's node-model seam
+(:mod:`forestzoo._engine.node_model`).  At every node it
+
+1. draws ``max_features`` candidate features that are not constant in the
+   node (random order, scikit-learn's rule for ``max_features``);
+2. standardises them over the node's rows (weighted mean and standard
+   deviation): an affine change of variables that leaves the split a
+   linear model finds unchanged but makes its regularisation scale-free;
+3. forms the binary partition(s) of the node's classes (a partition
+   strategy of :mod:`._partition`);
+4. asks each linear model for candidate hyperplanes ``w . z = b`` (its
+   ``fit_hyperplanes``), maps them back to the features the predictor reads
+   (through the tree's rotation, if any);
+5. scores every candidate with the tree's criterion -- at the hyperplane's
+   own offset (``threshold="hyperplane"``) or at the best threshold along
+   its normal (``threshold="best"``) -- and returns the best as an oblique
+   split.
+
+A linear model raising :class:`SingularNodeError` (MPSVM "-P") sends the
+node and its whole subtree to the tree's axis-parallel kernel.  A node with
+no usable candidate (fewer than two classes among its complete rows, no
+non-constant feature, or no candidate that splits it) is left to the
+kernel for that node only.
+
+Rows with a NaN in a candidate feature are left out of the partition and
+the hyperplane fit; the split sends them to the side that scores better.
+"""
+
+import numpy as np
+
+from .._engine.node_model import NODE_AXIS, NODE_AXIS_SUBTREE, NODE_OBLIQUE, NodeModel, OUT_COST, OUT_MISSING_LEFT
+from .._engine.node_model import OUT_OBLIQUE, OUT_THRESHOLD, best_threshold, fill_go_left, project
+from .._engine.splitters._common import add_sample, evaluate
+from .._jit import njit
+from ._mpsvm import SingularNodeError
+from ._partition import multi2binary
+
+__all__ = ["LinearNodeModel", "THRESHOLDS", "fixed_threshold_cost"]
+
+THRESHOLDS = ("hyperplane", "best")
+
+
+@njit
+def fixed_threshold_cost(proj, threshold, w, yk, yr, total, criterion, min_samples_leaf, min_weight_leaf):
+    """Cost of the split ``proj <= threshold`` (NaN rows tried on both sides).
+
+    Returns ``(cost, missing_left)``; ``cost`` is ``inf`` when a child would
+    violate the leaf-size limits.
+    """
+    n_stats = total.shape[0]
+    left = np.zeros(n_stats)
+    miss = np.zeros(n_stats)
+    tmp = np.empty(n_stats)
+    for i in range(proj.shape[0]):
+        v = proj[i]
+        if v != v:
+            add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
+        elif v <= threshold:
+            add_sample(left, 1.0, w[i], yk[i], yr[i], criterion)
+    return evaluate(left, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+
+
+@njit
+def gather_candidates(X, rows, perm, max_features):
+    """Columns ``perm[0], perm[1], ...`` of ``X`` that vary over ``rows``, until ``max_features`` are found.
+
+    Returns ``(features, block)``, features sorted, with ``block[i, j] =
+    X[rows[i], features[j]]`` (float64).  NaN values are ignored when
+    testing for constancy.
+    """
+    n = rows.shape[0]
+    k = min(max_features, perm.shape[0])
+    feats = np.empty(k, np.int64)
+    block = np.empty((n, k))
+    m = 0
+    for f in perm:
+        if m == k:
+            break
+        lo = np.inf
+        hi = -np.inf
+        for i in range(n):
+            v = np.float64(X[rows[i], f])
+            block[i, m] = v
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        if hi > lo:
+            feats[m] = f
+            m += 1
+    order = np.argsort(feats[:m])  # increasing feature order: the side arrays' order
+    return feats[:m][order], np.ascontiguousarray(block[:, :m][:, order])
+
+
+@njit
+def _standardize(block, w):
+    n, q = block.shape
+    complete = np.ones(n, np.bool_)
+    m = 0
+    for i in range(n):
+        for j in range(q):
+            if np.isnan(block[i, j]):
+                complete[i] = False
+                break
+        m += complete[i]
+    mean = np.zeros(q)
+    scale = np.ones(q)
+    if m == 0:
+        return np.empty((0, q)), mean, scale, complete, 0
+    W = 0.0
+    for i in range(n):
+        if complete[i]:
+            W += w[i]
+            for j in range(q):
+                mean[j] += w[i] * block[i, j]
+    mean /= W
+    var = np.zeros(q)
+    for i in range(n):
+        if complete[i]:
+            for j in range(q):
+                d = block[i, j] - mean[j]
+                var[j] += w[i] * d * d
+    for j in range(q):
+        s = np.sqrt(var[j] / W)
+        scale[j] = s if s > 0.0 else 1.0
+    Z = np.empty((m, q))
+    r = 0
+    for i in range(n):
+        if complete[i]:
+            for j in range(q):
+                Z[r, j] = (block[i, j] - mean[j]) / scale[j]
+            r += 1
+    return Z, mean, scale, complete, m
+
+
+def standardize(block, w):
+    """``(Z, mean, scale, complete)``: the rows without NaN, standardised with their weighted moments.
+
+    ``complete`` is None when every row is complete.
+    """
+    Z, mean, scale, complete, m = _standardize(block, w)
+    return Z, mean, scale, (None if m == block.shape[0] else complete)
+
+
+@njit
+def score_hyperplane(X, rows, features, weights, threshold, best, w, yk, yr, total, criterion, min_samples_leaf,
+                     min_weight_leaf, proj):
+    """Project the node on ``weights`` and score the split: ``(cost, threshold, missing_left)``.
+
+    ``best``: search the best threshold along the projection instead of
+    using ``threshold``.  ``proj`` receives the projection.
+    """
+    project(X, rows, features, weights, proj)
+    if best:
+        return best_threshold(proj, w, yk, yr, total, criterion, min_samples_leaf, min_weight_leaf)
+    cost, ml = fixed_threshold_cost(proj, threshold, w, yk, yr, total, criterion, min_samples_leaf, min_weight_leaf)
+    return cost, threshold, ml
+
+
+class LinearNodeModel(NodeModel):
+    """Oblique splits from linear models fitted on a binary partition of the node's classes.
+
+    Parameters
+    ----------
+    X : float32 C-ordered array (n_samples, n_features)
+        The matrix the predictor will see; projections are recorded over its
+        columns and computed with the predictor's arithmetic.
+    models : list
+        Linear node models, each with ``fit_hyperplanes(Z, t, sample_weight)
+        -> (W (k, q), b (k,))`` (hyperplanes ``W[j] . z = b[j]``, left side
+        ``<=``); may raise :class:`SingularNodeError`.
+    max_features : int
+        Candidate features drawn per node.
+    seed : int
+        Seed of the node model's random generator (one per tree).
+    partition : callable, default=multi2binary
+        ``partition(Z, yk, w) -> list of boolean masks``.
+    X_fit : float32 array, optional
+        The matrix the tree is grown on (``X R`` for a rotated tree); default ``X``.
+    basis : tuple (ptr, feature, weight), optional
+        CSR columns of the rotation: column ``k`` of ``X_fit`` is
+        ``sum weight * X[:, feature]`` over ``ptr[k]:ptr[k + 1]``.
+    threshold : {"hyperplane", "best"}, default="hyperplane"
+    criterion, min_samples_leaf, min_weight_leaf
+        The tree's, see :class:`forestzoo._engine.node_model.NodeModel`.
+    """
+
+    def __init__(self, X, models, max_features, seed, partition=multi2binary, X_fit=None, basis=None,
+                 threshold="hyperplane", criterion="gini", min_samples_leaf=1, min_weight_leaf=0.0):
+        super().__init__(criterion, min_samples_leaf, min_weight_leaf)
+        if threshold not in THRESHOLDS:
+            raise ValueError(f"threshold={threshold!r} is not one of {THRESHOLDS}.")
+        self.X = X
+        self.X_fit = X if X_fit is None else X_fit
+        self.models = list(models)
+        self.max_features = int(max_features)
+        self.rng = np.random.default_rng(seed)
+        self.partition = partition
+        self.basis = basis
+        self.threshold = threshold
+        self.n_singular = 0  # nodes handed to the axis-parallel kernel because of SingularNodeError
+        self.n_oblique = 0
+
+    # -- steps ---------------------------------------------------------------
+    def candidate_block(self, rows):
+        """``(features, block)``: up to ``max_features`` columns of ``X_fit`` not constant on ``rows``."""
+        perm = self.rng.permutation(self.X_fit.shape[1])
+        return gather_candidates(self.X_fit, rows, perm, self.max_features)
+
+    def to_predictor_space(self, feats, w_fit):
+        """Weights over ``X_fit`` columns ``feats`` as ``(features, weights)`` over ``X``'s columns."""
+        if self.basis is None:
+            return feats, w_fit  # candidate_block returns sorted features
+        ptr, bfeat, bw = self.basis
+        starts, ends = ptr[feats], ptr[feats + 1]
+        lens = ends - starts
+        pos = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
+        support = bfeat[pos]
+        dense = np.bincount(support, weights=np.repeat(w_fit, lens) * bw[pos], minlength=self.X.shape[1])
+        out_feats = np.unique(support)
+        return out_feats.astype(np.int64), dense[out_feats]
+
+    def split_node(self, rows, w, yk, yr, depth, total, go_left, out):
+        feats, block = self.candidate_block(rows)
+        if feats.size == 0:
+            return NODE_AXIS
+        Z, mean, scale, complete = standardize(block, w)
+        wc, ykc = (w, yk) if complete is None else (w[complete], yk[complete])
+        if wc.size < 2:
+            return NODE_AXIS
+        best_cost, best = np.inf, None
+        proj = np.empty(rows.shape[0])
+        search = self.threshold == "best"
+        for t in self.partition(Z, ykc, wc):
+            if not (wc[t].sum() > 0.0 and wc[~t].sum() > 0.0):
+                continue  # a binary problem needs rows on both sides
+            for model in self.models:
+                try:
+                    W, b = model.fit_hyperplanes(Z, t, wc)
+                except SingularNodeError:
+                    self.n_singular += 1
+                    return NODE_AXIS_SUBTREE
+                # w.(x - mean)/scale <= b  <=>  (w/scale).x <= b + w.(mean/scale)
+                W_fit = W / scale
+                offsets = b + W_fit @ mean
+                for j in range(offsets.shape[0]):
+                    pf, pw = self.to_predictor_space(feats, W_fit[j])
+                    cost, thr, ml = score_hyperplane(
+                        self.X, rows, pf, pw, offsets[j], search, w, yk, yr, total,
+                        self.criterion_code, self.min_samples_leaf, self.min_weight_leaf, proj)
+                    if cost < best_cost:
+                        best_cost, best = cost, (pf, pw, thr, ml)
+        if best is None:
+            return NODE_AXIS
+        pf, pw, thr, ml = best
+        project(self.X, rows, pf, pw, proj)
+        out[OUT_COST] = best_cost
+        out[OUT_THRESHOLD] = thr
+        out[OUT_MISSING_LEFT] = ml
+        out[OUT_OBLIQUE] = self.add_projection(pf, pw)
+        fill_go_left(proj, thr, ml, go_left)
+        self.n_oblique += 1
+        return NODE_OBLIQUE
