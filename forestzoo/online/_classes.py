@@ -155,7 +155,7 @@ class BaseOnlineForest(BaseEstimator):
                  and (y.dtype.kind in "fiu" or self._is_classifier()) and X.shape[0] > 0)
         if not plain:
             _check_ndim(X)
-            y_shape = np.shape(y)
+            y_shape = np.asarray(y).shape
             if len(y_shape) == 2 and y_shape[1] > 1:
                 raise ValueError(f"y has shape {y_shape}: multi-output y is not supported by {type(self).__name__}; "
                                  "fit one estimator per output (e.g. sklearn.multioutput.MultiOutputClassifier).")
