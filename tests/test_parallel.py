@@ -334,3 +334,12 @@ def test_apply_and_decision_path_agree(name):
         assert np.all(block[np.arange(len(X)), leaves[:, t]] == 1)
         assert_array_equal(tree.decision_path(X).toarray(), block)
         assert_array_equal(tree.apply(X), leaves[:, t])
+
+
+def test_bootstrap_of_only_zero_weight_rows_falls_back_to_the_weighted_rows():
+    X, y = datasets.make_classification(n_samples=50, n_features=4, random_state=0)
+    sample_weight = np.zeros(50)
+    sample_weight[:2] = 1.0  # a bootstrap of 50 draws misses both rows with probability ~13 %
+    forest = forestzoo.RandomForestClassifier(n_estimators=30, random_state=0)
+    forest.fit(X, y, sample_weight=sample_weight)
+    assert all(e.tree_.nodes["weighted_n_samples"][0] > 0 for e in forest.estimators_)

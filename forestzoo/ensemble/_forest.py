@@ -111,6 +111,11 @@ class BaseForest(EngineEstimator):
             if self.bootstrap:
                 counts = bootstrap_counts(seed, n_samples, n_draws)
                 w = w * counts
+                if not w.sum() > 0:
+                    # the draw holds only rows of weight 0 (most weights zero, few draws):
+                    # this tree sees every row of positive weight instead
+                    counts = np.ones(n_samples)
+                    w = sample_weight
                 if balanced_subsample:
                     w = w * balanced_weights(yk, counts, n_values)
             elif balanced_subsample:

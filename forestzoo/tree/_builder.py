@@ -122,6 +122,8 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     weights = weights.astype(np.float64, copy=False)
     # unsigned: numba then skips the negative-index test on every gather X[f, idx[p]]
     idx = np.flatnonzero(weights > 0).astype(np.uint32)
+    if idx.shape[0] == 0:
+        raise ValueError("No training row has a positive weight: a tree needs at least one.")
     n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
