@@ -368,3 +368,23 @@ def test_python_dash_m_forestzoo():
     proc = subprocess.run([sys.executable, "-m", "forestzoo", "bench", "--help"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "--suite" in proc.stdout and "--out" in proc.stdout
+
+
+class _WarningTree(DecisionTreeClassifier):
+    def fit(self, X, y, sample_weight=None):
+        import warnings
+
+        warnings.warn("the model is unhappy", UserWarning)
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_model_warnings_go_to_the_log_not_the_terminal(tmp_path, temp_model, recwarn):
+    temp_model("noisy", lambda n_estimators, n_jobs, random_state: _WarningTree(
+        max_depth=2, random_state=random_state))
+    out = tmp_path / "run"
+    run_suite("quick", out=out, models=["noisy"], datasets=["iris", "wine"], folds=2,
+              n_estimators=3, n_jobs=1, warm_up=False)
+    lines = (out / "warnings.log").read_text().splitlines()
+    assert lines == ["iris\tnoisy\tUserWarning: the model is unhappy",
+                     "wine\tnoisy\tUserWarning: the model is unhappy"]  # once per dataset
+    assert not [w for w in recwarn if "unhappy" in str(w.message)]

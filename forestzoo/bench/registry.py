@@ -148,7 +148,8 @@ def _load_registrations():
     _loaded = True
     from . import models, suites  # noqa: F401  (suites registers the generic suites)
 
-    for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: m.name):
+    # RaF and the other plain forests first: the first model is every report's reference
+    for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: (m.name != "forests", m.name)):
         if not info.name.startswith("_"):
             importlib.import_module(f"{models.__name__}.{info.name}")
 

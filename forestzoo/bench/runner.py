@@ -225,10 +225,26 @@ def _params(model):
         return ""
 
 
+def _log_warnings(out, dataset, model, messages, logged):
+    """Append the warnings not yet seen for (dataset, model) to ``OUT/warnings.log``."""
+    new = [m for m in messages if (dataset, model, m) not in logged]
+    if not new or out is None:
+        return
+    with open(Path(out) / "warnings.log", "a", encoding="utf-8") as fh:
+        for m in new:
+            logged.add((dataset, model, m))
+            fh.write(f"{dataset}\t{model}\t{m}\n")
+
+
 def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed):
     base = dict(suite=suite.name, model=name, n_train=len(y_tr), n_test=len(y_te),
                 n_estimators=suite.n_estimators, random_state=seed, accuracy=_NAN)
     fit_s = pred_s = 0.0
+    # a model's warnings (convergence, empty areas, ...) would bury the table: they are
+    # kept, once each, in OUT/warnings.log (see run_suite)
+    caught = warnings.catch_warnings(record=True)
+    log = caught.__enter__()
+    warnings.simplefilter("always")
     try:
         model = make_model(name, n_estimators=suite.n_estimators, n_jobs=n_jobs,
                            random_state=seed)
@@ -243,7 +259,10 @@ def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed):
         status = "ok"
     except Exception as exc:  # a model that fails is recorded, the run goes on
         status = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-    return base, status, fit_s, pred_s
+    finally:
+        caught.__exit__(None, None, None)
+    messages = sorted({f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in log})
+    return base, status, fit_s, pred_s, messages
 
 
 class _ResultsFile:
@@ -317,7 +336,9 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
         Directory of the non-bundled dataset files (default ``$FORESTZOO_DATA``).
     out : str or path-like, optional
         Directory for ``results.csv`` (one row per model and test part, written
-        as soon as it exists) and ``run.json``. Rows already there for the same
+        as soon as it exists), ``run.json`` and ``warnings.log`` (each distinct
+        warning a model raised, once per dataset and model; warnings are not
+        printed during a run). Rows already there for the same
         protocol are kept and not recomputed: an interrupted run resumes.
     on_result : callable, optional
         Called with each new :class:`FoldResult`.
@@ -352,6 +373,7 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     sink = _ResultsFile(Path(out), config) if out is not None else None
     results = list(sink.previous) if sink else []
     done = {r.key for r in results}
+    logged = set()  # (dataset, model, warning) already in OUT/warnings.log
     n_parts = suite.folds if suite.protocol == "cv" else 1
     total = len(dataset_names) * suite.repeats * n_parts * len(model_names)
     todo = [(d, m) for d in dataset_names for m in model_names
@@ -399,8 +421,9 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                                                 n_estimators=suite.n_estimators,
                                                 random_state=seed)
                         else:
-                            base, status, fit_s, pred_s = _fit_one(
+                            base, status, fit_s, pred_s, messages = _fit_one(
                                 suite, name, X_tr, y[tr], X_te, y[te], n_jobs, seed)
+                            _log_warnings(out, dataset, name, messages, logged)
                             spent[name] += fit_s + pred_s
                             result = FoldResult(dataset=dataset, fold=fold, repeat=repeat,
                                                 status=status, fit_seconds=fit_s,
