@@ -1,0 +1,255 @@
+"""What DNDT and DNRF share: z-scoring, the validation split, fine-tuning, scoring.
+
+The fit pipeline (Seyedhosseini & Tasdizen 2015, Algorithms 1 and 2):
+
+1. z-score ``X`` with the training mean and standard deviation (Sec. 4);
+2. hold out ``validation_fraction`` of the rows, stratified by class;
+3. grow the initial tree(s) with forestzoo's engine (subclass hook
+   :meth:`_initial_trees`), on the remaining rows;
+4. rewrite every tree as one disjunctive normal function per class
+   (:func:`~forestzoo.dnf._convert.tree_to_dnf`; binary: one function over
+   the positive leaves, Eq. 5) and fine-tune each by gradient descent on
+   the squared error, Eqs. (7)-(8), keeping the epoch, initial slope and
+   step size with the lowest validation loss.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
+
+from .._engine.rng import draw_seeds, make_state
+from .._validation import check_fit_data, check_predict_data
+from ..tree._classes import EngineEstimator
+from ._convert import tree_to_dnf
+from ._kernels import block_rows, evaluate, train_dnf
+
+DNF_PARAMETER_CONSTRAINTS = {
+    "n_epochs": [Interval(Integral, 1, None, closed="left")],
+    "learning_rate": [Interval(Real, 0.0, None, closed="neither"), "array-like"],
+    "momentum": [Interval(Real, 0.0, 1.0, closed="left")],
+    "batch_size": [Interval(Integral, 1, None, closed="left"), None],
+    "init_slope": [Interval(Real, 0.0, None, closed="neither"), "array-like"],
+    "validation_fraction": [Interval(Real, 0.0, 1.0, closed="left")],
+    "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
+    "standardize": ["boolean"],
+    "random_state": ["random_state"],
+}
+
+
+def positive_grid(name, value):
+    """A float or a list of floats as a float64 array; every one must be positive and finite."""
+    grid = np.atleast_1d(np.asarray(value, dtype=np.float64))
+    if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"{name} must be a positive float or a non-empty list of positive floats; got {value!r}.")
+    return grid
+
+
+def validation_split(yk, n_classes, fraction, rng):
+    """Stratified ``(train, validation)`` row indices.
+
+    Each class gives ``round(fraction * n_c)`` rows to validation but always
+    keeps at least one row for training, so every class reaches the trees
+    (a class too rare to be split stays entirely in training).
+    """
+    if fraction <= 0:
+        return np.arange(yk.shape[0]), np.zeros(0, dtype=np.intp)
+    val = []
+    for c in range(n_classes):
+        rows = np.flatnonzero(yk == c)
+        n_val = min(int(round(fraction * rows.size)), rows.size - 1)
+        if n_val > 0:
+            val.append(rng.permutation(rows)[:n_val])
+    val = np.sort(np.concatenate(val)) if val else np.zeros(0, dtype=np.intp)
+    train = np.setdiff1d(np.arange(yk.shape[0]), val)
+    return train, val
+
+
+def reject_nan(estimator, X):
+    if np.isnan(X).any():
+        raise ValueError(
+            f"Input X contains NaN. {type(estimator).__name__} has no missing-value path (a disjunctive normal "
+            "form needs every feature of every split); impute first, e.g. with sklearn.impute.SimpleImputer."
+        )
+
+
+def augment(Xs):
+    """``[X, 1]`` in float64: the ``Phi(x)`` of Eq. (1)."""
+    Xa = np.empty((Xs.shape[0], Xs.shape[1] + 1), dtype=np.float64)
+    Xa[:, :-1] = Xs
+    Xa[:, -1] = 1.0
+    return Xa
+
+
+def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batch_size, n_epochs, n_iter_no_change,
+             seed):
+    """Gradient descent on every function of ``dnf`` (converted with slope 1); returns ``(dnf, info)``.
+
+    ``grid`` lists ``(init_slope, learning_rate)`` pairs.  With validation
+    rows, every function keeps the (pair, epoch) of lowest validation loss,
+    epoch 0 being the converted tree itself; without, the last iterate of
+    the first pair.
+    """
+    n_funcs = dnf.n_funcs
+    best = dnf.copy()
+    best.weights *= grid[0][0]
+    info = {"epochs": 0, "best_epoch": np.zeros(n_funcs, np.int64), "init_slope": np.full(n_funcs, grid[0][0]),
+            "learning_rate": np.full(n_funcs, grid[0][1]), "loss_curve": np.zeros(0)}
+    if dnf.n_units == 0 or train_rows.size == 0:
+        return best, info
+    have_val = val_rows.size > 0
+    best_loss = np.full(n_funcs, np.inf)
+    batch = train_rows.size if batch_size is None else int(batch_size)
+    patience = n_epochs + 1 if n_iter_no_change is None or not have_val else int(n_iter_no_change)
+    targets = yk.astype(np.int64)
+    for r, (slope, rate) in enumerate(grid):
+        trial = dnf.copy()
+        trial.weights *= slope
+        out_w = np.empty_like(trial.weights)
+        out_loss = np.zeros(n_funcs)
+        out_epoch = np.zeros(n_funcs, np.int64)
+        curve = np.zeros(n_epochs)
+        ran = train_dnf(
+            Xa, targets, sw, val_sw, train_rows, val_rows, trial.weights, *trial.structure(), float(rate),
+            float(momentum), batch, int(n_epochs), patience, make_state(seed + r), block_rows(trial.n_units),
+            out_w, out_loss, out_epoch, curve,
+        )
+        improved = np.ones(n_funcs, bool) if r == 0 else out_loss < best_loss
+        for j in np.flatnonzero(improved):
+            rows = slice(dnf.unit_ptr[j], dnf.unit_ptr[j + 1])
+            best.weights[rows] = out_w[rows]
+            best_loss[j] = out_loss[j]
+            info["best_epoch"][j] = out_epoch[j]
+            info["init_slope"][j] = slope
+            info["learning_rate"][j] = rate
+        if r == 0:
+            info["loss_curve"] = curve[:ran]
+        info["epochs"] += ran
+        if not have_val:
+            break
+    return best, info
+
+
+class BaseDNF(ClassifierMixin, EngineEstimator):
+    """Common fit / predict of DNDT and DNRF; not for direct use."""
+
+    _parameter_constraints = dict(DNF_PARAMETER_CONSTRAINTS)
+
+    # -- fitting (``fit`` is EngineEstimator.fit: validated, transactional) --
+    def _fit(self, X, y, sample_weight):
+        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, classification=True)
+        reject_nan(self, X)
+        grid = [(float(a), float(b)) for a in positive_grid("init_slope", self.init_slope)
+                for b in positive_grid("learning_rate", self.learning_rate)]
+        classes, yk = np.unique(y, return_inverse=True)
+        n_classes = classes.shape[0]
+        rng = check_random_state(self.random_state)
+        if self.standardize:
+            # weighted moments: a weight of k is the row repeated k times
+            mean = np.average(X, axis=0, weights=sample_weight).astype(np.float64)
+            scale = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=sample_weight))
+            scale[~(scale > 0)] = 1.0
+        else:
+            mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
+        # the trees and the DNFs read the same float32 values, so the conversion is exact
+        Xs = ((X - mean) / scale).astype(np.float32)
+        train, val = validation_split(yk, n_classes, self.validation_fraction, rng)
+        seeds = draw_seeds(rng, 2)
+        trees = self._initial_trees(Xs, yk, sample_weight, train, int(seeds[0] & 0x7FFFFFFF))
+        Xa = augment(Xs)
+        funcs = [1] if n_classes == 2 else list(range(n_classes))
+        ft_seeds = draw_seeds(np.random.RandomState(int(seeds[1] & 0x7FFFFFFF)), len(trees))
+
+        def one(tree, rows, weights, seed):
+            leaf_class = np.argmax(tree.values, axis=1)
+            dnf = tree_to_dnf(tree.nodes, leaf_class, X.shape[1], funcs, slope=1.0)
+            return finetune(dnf, Xa, yk, weights, sample_weight, rows, val, grid, self.momentum, self.batch_size,
+                            self.n_epochs, self.n_iter_no_change, int(seed))
+
+        n_jobs = getattr(self, "n_jobs", None)
+        # parallelism is over trees; BLAS inside the kernels stays on one thread
+        with threadpool_limits(limits=1, user_api="blas"):
+            done = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(one)(t, rows, w, s) for (t, rows, w), s in zip(trees, ft_seeds)
+            )
+        self.classes_ = classes
+        self.n_classes_ = int(n_classes)
+        self.mean_ = mean
+        self.scale_ = scale
+        self.dnfs_ = [d for d, _ in done]
+        self.finetune_info_ = [info for _, info in done]
+        self._after_fit(Xa, yk, val, trees)
+        return self
+
+    def _initial_trees(self, Xs, yk, sample_weight, train, seed):
+        """``[(Tree, fine-tuning rows, per-row weights)]`` grown on ``train``; set by subclasses."""
+        raise TypeError(f"{type(self).__name__} does not say how its initial trees are grown.")
+
+    def _after_fit(self, Xa, yk, val, trees):
+        """Hook run once the DNFs are trained (DNRF chooses the number of trees here)."""
+
+    # -- prediction ---------------------------------------------------------
+    def _augmented(self, X):
+        X = check_predict_data(self, X)
+        reject_nan(self, X)
+        return augment(((X - self.mean_) / self.scale_).astype(np.float32))
+
+    def _tree_scores(self, Xa, dnf):
+        """Class scores of one tree, shape (n_samples, n_classes): ``h~^c``, Eqs. (5) and (12)."""
+        h = evaluate(dnf, Xa)
+        if self.n_classes_ == 2:
+            return np.column_stack((1.0 - h[:, 0], h[:, 0]))
+        return h
+
+    def _tree_votes(self, Xa, dnfs, soft):
+        """Sum over trees of the per-tree votes (Eq. 9 / 13) or of the normalised scores (``soft``)."""
+        n_jobs = getattr(self, "n_jobs", None)
+        n_blocks = max(1, min(effective_n_jobs(n_jobs), Xa.shape[0] // 1024))
+        bounds = np.linspace(0, Xa.shape[0], n_blocks + 1).astype(np.intp)
+        out = np.zeros((Xa.shape[0], self.n_classes_))
+
+        def run(a, b):
+            for dnf in dnfs:  # trees in order: the sum is the same for any n_jobs
+                s = self._tree_scores(Xa[a:b], dnf)
+                if soft:
+                    total = s.sum(axis=1, keepdims=True)
+                    out[a:b] += np.divide(s, total, out=np.full_like(s, 1.0 / s.shape[1]), where=total > 0)
+                else:
+                    # Eq. (9): h~ > 0.5 votes positive; Eq. (13): argmax_c h~^c (ties: lower class)
+                    out[np.arange(a, b), np.argmax(s, axis=1)] += 1.0
+
+        with threadpool_limits(limits=1, user_api="blas"):
+            Parallel(n_jobs=n_blocks, require="sharedmem")(
+                delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
+            )
+        return out
+
+    def decision_scores(self, X):
+        """Class scores ``h~^c(x)`` of every tree, shape (n_trees, n_samples, n_classes).
+
+        Binary problems have one function per tree (Eq. 5); its score ``h~``
+        is the positive column and ``1 - h~`` the negative one.
+        """
+        check_is_fitted(self)
+        Xa = self._augmented(X)
+        return np.stack([self._tree_scores(Xa, d) for d in self.dnfs_])
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Class with the highest :meth:`predict_proba`: Eq. (9) / (13) under hard voting."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
