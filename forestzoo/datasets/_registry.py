@@ -495,6 +495,8 @@ _PAPER_USE = [
     (_DNRF_MULTI, {"pendigits": "Pendigit", "optdigits": "Optdigit",
                    "satimage_landsat": "Landsat", "letter": "Letter"}),
     (_GCFOREST, {"mnist_test_only": "MNIST", "orl_faces": "ORL"}),
+    (("lecture_sndf_vs_obraf_h_accuracy.csv",), {"satimage_landsat": "st-landsat", "optdigits": "optical",
+                                                 "pendigits": "pendigits"}),
     (_SEGEV, {"mushroom": "mushroom", "letter": "letter", "wine": "wine",
               "optdigits_test_sklearn": "digits", "usps": "USPS", "landmine": "landmines"}),
     (_DENOISING, {"concrete": "Concrete", "music_origin": "Music", "airfoil": "Airfoil",

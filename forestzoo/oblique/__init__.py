@@ -33,11 +33,23 @@ Node model and forest
     ``_linear_models()`` and ``_partition_strategy()``; combined with
     ``forestzoo.ensemble._forest.ForestClassifier`` it gives a full
     scikit-learn forest (see :class:`MPSVMForestClassifier`).
+
+One-vs-all and heterogeneous forests (Katuwal, Suganthan & Zhang; the lecture's obRaF)
+    :class:`OneVsAllObliqueForestClassifier` fits one linear model (LDA, ridge
+    regression, linear SVM, LS-SVM, logistic regression or MPSVM: :class:`LDA`,
+    :class:`RidgeRegression`, :class:`LinearSVM`, :class:`LSSVM`,
+    :class:`LogisticRegression`, :class:`MPSVMModel`) on the K one-vs-all
+    partitions of every node -- obRaF(L/RR/S/LS/LR/M).
+    :class:`HeterogeneousObliqueForestClassifier` is obRaF(H): the six models
+    on ranked one-vs-all and hyperclass partitions (lecture Algorithm 2).
 """
 
 from ._forest import LinearObliqueForestMixin, MPSVMForestClassifier
+from ._heterogeneous import HeterogeneousObliqueForestClassifier
+from ._linear_models import LDA, LSSVM, MPSVMModel, LinearSVM, LogisticRegression, RidgeRegression
 from ._mpsvm import MPSVM, SingularNodeError
 from ._node_model import LinearNodeModel
+from ._ova import OneVsAllObliqueForestClassifier
 from ._partition import bhattacharyya_distances, multi2binary, one_vs_all
 
-__all__ = ["MPSVMForestClassifier"]
+__all__ = ["MPSVMForestClassifier", "OneVsAllObliqueForestClassifier", "HeterogeneousObliqueForestClassifier"]
