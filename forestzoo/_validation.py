@@ -3,13 +3,42 @@
 Messages follow scikit-learn's style: say what was wrong and what is
 accepted.  Bad input is rejected here, before any fitted state is touched,
 so a failed ``fit`` never corrupts a previously fitted model.
+
+What is accepted (``docs/guarantees.md`` states it for users):
+
+* ``X``: a 2-D array-like of numbers -- numpy arrays of any int, uint,
+  float (float16 converts to float32 exactly) or bool dtype, lists of
+  numbers, object arrays whose entries are numbers or ``None``, pandas
+  DataFrames whose columns are numeric, boolean (nullable ones included) or
+  categorical with numeric categories.  NaN, ``None`` and ``pd.NA`` mark
+  missing values.  Rejected with a ValueError naming the problem: strings
+  (also numeric-looking ones), bytes, datetimes, complex numbers, other
+  objects, infinity and finite values too large for float32.
+* ``y``: classification labels of one type (ints, bools, strings; not a mix
+  of strings and numbers; no NaN); regression targets that are finite and
+  small enough that squared-error sums cannot overflow float64.
+* ``sample_weight``: finite, non-negative, summing to a value in [1e-150, 1e150]
+  (split criteria square sums of weights; outside this range they overflow or
+  lose all precision).
 """
 
+import numbers
 from contextlib import contextmanager
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+# Split criteria square sums of weights (Gini's sum of squared class weights, (sum w*y)**2 / sum w):
+# beyond ~1.3e154 the squares overflow and below ~1e-154 they lose all precision, and either way the
+# tree silently stops splitting (measured: a tree fitted with every weight 1e160 is a stump).
+_MAX_TOTAL_WEIGHT = 1e150
+_MIN_TOTAL_WEIGHT = 1e-150
+
+_ACCEPTED_X = (
+    "forestzoo estimators accept numeric features only (ints, floats, bools; NaN, None or pd.NA for a "
+    "missing value); encode string, categorical or datetime features as numbers first."
+)
 
 
 @contextmanager
@@ -18,7 +47,10 @@ def keep_state_on_error(estimator):
 
     ``validate_data`` records ``n_features_in_`` / ``feature_names_in_``
     before the rest of ``fit`` has checked the data; a failing ``fit`` must
-    leave a previously fitted model exactly as it was.
+    leave a previously fitted model exactly as it was.  ``BaseException``
+    is caught, so a ``KeyboardInterrupt`` restores the attributes too.  The
+    restore is shallow: code inside the block must build new objects and
+    assign them at the end rather than edit fitted arrays in place.
     """
     saved = dict(estimator.__dict__)
     try:
@@ -30,18 +62,113 @@ def keep_state_on_error(estimator):
 
 
 def _check_ndim(X):
-    ndim = X.ndim if hasattr(X, "ndim") else np.asarray(X).ndim
+    ndim = X.ndim if hasattr(X, "ndim") else np.asarray(X, dtype=object).ndim
     if ndim > 2:
         raise ValueError(
             f"X must be a 2D array of shape (n_samples, n_features); got an array with {ndim} dimensions."
         )
 
 
+def _is_number_type(kind):
+    return kind is type(None) or (issubclass(kind, (numbers.Real, np.bool_)) and not issubclass(kind, (str, bytes)))
+
+
+def _check_object_entries(values, where):
+    """Raise a ValueError naming the first entry of an object array that is not a real number or None."""
+    flat = values.ravel(order="C")
+    if not all(_is_number_type(k) for k in {type(v) for v in flat}):
+        for i, v in enumerate(flat):
+            if not _is_number_type(type(v)):
+                pos = np.unravel_index(i, values.shape)
+                at = f"row {pos[0]}, column {pos[1]}" if len(pos) == 2 else f"position {pos[0]}"
+                # numpy's own conversion raises ValueError for text and TypeError for other objects; keep that
+                error = ValueError if isinstance(v, (str, bytes)) else TypeError
+                raise error(
+                    f"{where} has a non-numeric entry {v!r} of type {type(v).__name__} at {at}: each entry's "
+                    f"argument must be a real number or None, not a string or another object; {_ACCEPTED_X}"
+                )
+    try:
+        flat.astype(np.float64)
+    except (OverflowError, TypeError, ValueError) as exc:  # e.g. a Python int beyond float64
+        raise ValueError(f"{where} has an entry that cannot be converted to a float ({exc}).") from None
+
+
+def _numeric_kind(dtype):
+    """True for dtypes whose values are numbers: ints, uints, floats, bools (numpy or pandas nullable)."""
+    categories = getattr(dtype, "categories", None)
+    if categories is not None:  # pandas categorical: numeric categories only
+        return getattr(categories.dtype, "kind", "O") in "biuf"
+    return getattr(dtype, "kind", "O") in "biuf"
+
+
+def _check_frame(X):
+    if len(X.columns) == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+    bad = []
+    for col, dtype in zip(X.columns, X.dtypes):
+        if _numeric_kind(dtype):
+            continue
+        if getattr(dtype, "kind", None) == "O" and isinstance(dtype, np.dtype):  # plain object column
+            _check_object_entries(X[col].to_numpy(dtype=object), f"X column {col!r}")
+            continue
+        bad.append(f"{col!r} ({dtype})")
+    if bad:
+        raise ValueError(f"X has non-numeric column(s) {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''}; "
+                         f"{_ACCEPTED_X}")
+
+
+def _check_X_types(X):
+    """Reject non-numeric X before numpy or scikit-learn converts it (or fails with an internal error).
+
+    Returns ``X``, with lists converted to an array once.
+    """
+    if hasattr(X, "columns") and hasattr(X, "dtypes") and type(X).__module__.startswith("pandas"):
+        _check_frame(X)
+        return X
+    if isinstance(X, (list, tuple)):
+        try:
+            X = np.asarray(X)
+        except ValueError as exc:
+            raise ValueError(f"X could not be read as a 2D array of numbers: {exc}") from None
+        if X.size == 0 and X.ndim < 2:
+            raise ValueError("Found array with 0 sample(s) (X is an empty list) while a minimum of 1 is required.")
+    if isinstance(X, np.ndarray):
+        kind = X.dtype.kind
+        if kind in "USa":
+            raise ValueError(f"X has dtype {X.dtype} (text); {_ACCEPTED_X}")
+        if kind in "mM":
+            raise ValueError(f"X has dtype {X.dtype} (dates or durations); {_ACCEPTED_X}")
+        if kind == "c":
+            raise ValueError(f"Complex data not supported: X has dtype {X.dtype}; {_ACCEPTED_X}")
+        if kind == "V":
+            raise ValueError(f"X has structured dtype {X.dtype}; pass a plain 2D array of numbers.")
+        if kind == "O":
+            _check_object_entries(X, "X")
+    return X
+
+
+def _check_labels(y):
+    """Classification labels must be of one type: a mix of strings and numbers has no order."""
+    # lists go through an object array: np.asarray(["a", 1]) would silently make both strings
+    y_arr = np.asarray(y, dtype=object) if isinstance(y, (list, tuple)) else y
+    if getattr(y_arr, "dtype", None) is not None and y_arr.dtype.kind == "O":
+        flat = np.asarray(y_arr, dtype=object).ravel()
+        has_str = any(isinstance(v, str) for v in flat)
+        if has_str and not all(isinstance(v, str) for v in flat):
+            other = next(v for v in flat if not isinstance(v, str))
+            raise ValueError(
+                f"y mixes string and non-string labels (e.g. {other!r} of type {type(other).__name__}); "
+                "class labels must all be strings or all be numbers."
+            )
+        if any(v is None for v in flat):
+            raise ValueError("y contains None; class labels must be given for every sample.")
+
+
 def check_fit_data(estimator, X, y, sample_weight, classification):
     """Validate ``(X, y, sample_weight)`` for ``fit``.
 
     Returns ``X`` as C-ordered float32 (NaN kept, inf rejected), ``y`` as a
-    1-D array and ``sample_weight`` as float64 with a positive sum.
+    1-D array and ``sample_weight`` as float64 with a positive, finite sum.
     """
     y_shape = np.asarray(y).shape if y is not None else ()
     if len(y_shape) == 2 and y_shape[1] > 1:
@@ -50,21 +177,46 @@ def check_fit_data(estimator, X, y, sample_weight, classification):
             "fit one estimator per output (e.g. sklearn.multioutput.MultiOutputClassifier)."
         )
     _check_ndim(X)
+    X = _check_X_types(X)
+    if classification and y is not None:
+        _check_labels(y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
         y_numeric=not classification, multi_output=False,
     )
     if classification:
         check_classification_targets(y)
-    elif not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or infinity; regression targets must be finite.")
+    else:
+        if y.dtype.kind not in "biuf":  # text: numeric-looking strings are not parsed silently
+            raise ValueError(f"y has dtype {y.dtype}; regression targets must be numbers, not strings.")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or infinity; regression targets must be finite.")
     if sample_weight is not None and not isinstance(sample_weight, (int, float)):
         sw = np.asarray(sample_weight)
         if sw.size > 0 and sw.dtype.kind in "biuf" and not np.any(sw != 0):
             raise ValueError("sample_weight is all zero: at least one sample must have a positive weight.")
     sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-    if not sample_weight.sum() > 0:
-        raise ValueError("sample_weight sums to zero: at least one sample must have a positive weight.")
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = sample_weight.sum()
+        if not total > 0:
+            raise ValueError("sample_weight sums to zero: at least one sample must have a positive weight.")
+        if not _MIN_TOTAL_WEIGHT <= total <= _MAX_TOTAL_WEIGHT:
+            problem = "overflow" if total > 1 else "underflow"
+            raise ValueError(
+                f"sample_weight sums to {total:.3g} (largest weight {sample_weight.max():.3g}): split criteria "
+                f"square sums of weights, which {problem} float64 outside [{_MIN_TOTAL_WEIGHT:g}, "
+                f"{_MAX_TOTAL_WEIGHT:g}]; rescale the weights, e.g. divide them by their maximum."
+            )
+        if not classification:
+            y64 = np.asarray(y, dtype=np.float64)
+            # squared-error statistics sum w * y**2 over nodes, and the split scan multiplies such sums
+            if not np.isfinite(total * np.dot(sample_weight, y64 * y64)):
+                y_max = np.abs(y64).max()
+                what = (f"y has values too large in magnitude (max |y| = {y_max:.3g})" if y_max > 1e100 else
+                        f"sample_weight has values too large (max {sample_weight.max():.3g}) for y (max |y| = "
+                        f"{y_max:.3g})")
+                raise ValueError(f"{what}: squared-error statistics would overflow float64; rescale them "
+                                 "(e.g. divide by their maximum).")
     return X, y, sample_weight
 
 
@@ -72,6 +224,7 @@ def check_predict_data(estimator, X):
     """Validate ``X`` for prediction against the fitted feature count and names."""
     check_is_fitted(estimator)
     _check_ndim(X)
+    X = _check_X_types(X)
     return validate_data(
         estimator, X, dtype=np.float32, order="C", ensure_all_finite="allow-nan", reset=False
     )

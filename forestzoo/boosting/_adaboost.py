@@ -306,7 +306,8 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
             err = float(np.sum(fit_w * (z - f) ** 2) / fit_w.sum())
             return tree, f, err
 
-        with Parallel(n_jobs=self.n_jobs, prefer="threads") as parallel:
+        # per-class trees of one round: milliseconds each, on threads of this process (see _gradient.py)
+        with Parallel(n_jobs=self.n_jobs, require="sharedmem") as parallel:
             for round_seeds in seeds:
                 P = softmax(F) if logit else None
                 out = parallel(delayed(fit_one)(c, s, P) for c, s in enumerate(round_seeds))

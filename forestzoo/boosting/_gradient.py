@@ -128,7 +128,10 @@ class BaseGradientBoosting(EngineEstimator):
             tree.values[:, 0] = self.learning_rate * gamma  # shrinkage nu (ESL Sec. 10.12.1)
             return tree, leaf
 
-        with Parallel(n_jobs=self.n_jobs, prefer="threads") as parallel:
+        # The K trees of a round share r, h and F and take milliseconds each: they run on threads of
+        # this process (require="sharedmem"), also under a Dask joblib backend, where a task per
+        # tree and round would cost more than the tree.
+        with Parallel(n_jobs=self.n_jobs, require="sharedmem") as parallel:
             for m, round_seeds in enumerate(seeds):
                 w = sw
                 if n_sub < n:  # stochastic gradient boosting: a subsample without replacement (Friedman 2002)

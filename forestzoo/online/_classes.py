@@ -11,11 +11,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import _check_ndim
+from .._validation import _check_labels, _check_ndim, _check_X_types
 
 from .._engine.edit import empty_nodes
 from .._engine.rng import draw_seeds, make_state
-from .._engine.tree import Tree, accumulate_tree
+from .._engine.tree import TREE_LEAF, Tree, accumulate_tree
 from .._validation import keep_state_on_error
 from ._kernels import ENTROPY, GINI, VARIANCE, train_tree
 
@@ -138,7 +138,8 @@ class BaseOnlineForest(BaseEstimator):
             for t in trees:
                 train(t)
         else:
-            Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(train)(t) for t in trees)
+            # train() updates the trees in place: threads of this process, also under a Dask backend
+            Parallel(n_jobs=self.n_jobs, require="sharedmem")(delayed(train)(t) for t in trees)
         self.trees_ = trees
         self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + X.shape[0]
         return self
@@ -159,8 +160,14 @@ class BaseOnlineForest(BaseEstimator):
             if len(y_shape) == 2 and y_shape[1] > 1:
                 raise ValueError(f"y has shape {y_shape}: multi-output y is not supported by {type(self).__name__}; "
                                  "fit one estimator per output (e.g. sklearn.multioutput.MultiOutputClassifier).")
-            return validate_data(self, X, y, reset=first, dtype=np.float32, order="C", ensure_all_finite=True,
+            X = _check_X_types(X)  # the same refusals, with the same messages, as every other estimator
+            if self._is_classifier():
+                _check_labels(y)
+            X, y = validate_data(self, X, y, reset=first, dtype=np.float32, order="C", ensure_all_finite=True,
                                  y_numeric=not self._is_classifier(), multi_output=False)
+            if not self._is_classifier():
+                self._check_regression_targets(y)
+            return X, y
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
@@ -171,7 +178,22 @@ class BaseOnlineForest(BaseEstimator):
         X = np.ascontiguousarray(X, dtype=np.float32)
         if not np.isfinite(X).all():
             raise ValueError("Input X contains NaN or infinity; online forests need finite features.")
+        if not self._is_classifier():
+            self._check_regression_targets(y)
         return X, y
+
+    @staticmethod
+    def _check_regression_targets(y):
+        if y.dtype.kind not in "biuf":
+            raise ValueError(f"y has dtype {y.dtype}; regression targets must be numbers, not strings.")
+        y64 = np.asarray(y, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            if not np.isfinite(y64).all():
+                raise ValueError("y contains NaN or infinity; regression targets must be finite.")
+            # the leaves keep running means and squared deviations (Eq. 5, 9) of y
+            if not np.isfinite(np.dot(y64, y64)):
+                raise ValueError(f"y has values too large in magnitude (max |y| = {np.abs(y64).max():.3g}): "
+                                 "squared-error statistics would overflow float64; rescale y.")
 
     # -- prediction -----------------------------------------------------------
     def _mean_values(self, X):
@@ -183,10 +205,16 @@ class BaseOnlineForest(BaseEstimator):
             X = validate_data(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite=True)
         out = np.zeros((X.shape[0], self.trees_[0].values.shape[1]))
         empty_ptr, empty_f, empty_w = np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)
-        for t in self.trees_:
+        # Online bagging gives each tree Poisson(1) copies of a sample, so on a short stream a tree may
+        # have seen nothing yet; such a tree has no estimate and is left out of the average.
+        trained = [t for t in self.trees_ if t.nodes[0]["left"] != TREE_LEAF or t.seen[t.slot[0]] > 0]
+        for t in trained:
             # the engine's predictor over the grown part of the arrays
             accumulate_tree(X, t.nodes[: t.n_nodes], t.values[: t.n_nodes], empty_ptr, empty_f, empty_w, out)
-        out /= len(self.trees_)
+        if trained:
+            out /= len(trained)
+        elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
+            out[:] = 1.0 / out.shape[1]
         return out
 
     @property

@@ -1,0 +1,132 @@
+"""Safe persistence of fitted forestzoo models: numpy arrays and JSON, never pickle.
+
+:func:`save` writes a fitted estimator to one zip file; :func:`load` reads it
+back.  Loading never unpickles and never runs code that the file chooses:
+
+* arrays are ``.npy`` members read with ``allow_pickle=False``;
+* everything else is one JSON document (``model.json``) describing the
+  object graph -- lists, dicts, tuples, numbers, strings, numpy scalars and
+  dtypes, random generator states, and objects of allow-listed classes only
+  (forestzoo's estimators and engine classes such as
+  ``forestzoo._engine.tree.Tree``, plus a few scikit-learn types families
+  store, see :mod:`forestzoo.io._allow`);
+* an object is rebuilt from its saved attributes with ``cls.__new__`` (and
+  the class's own ``__setstate__`` where it has one); no ``__init__``, no
+  ``__reduce__``;
+* a model holding any other type is refused **at save time**, with an error
+  naming the attribute path and the type.
+
+The format is versioned: ``header.json`` records the format name, the format
+version ``(major, minor)`` (:data:`FORMAT_VERSION`), the library versions that
+wrote it, and the size and SHA-256 of every other member.  A file written by a
+newer major version, a truncated file, a file with a member modified, missing
+or added, each raise :class:`ModelFormatError` (a ``ValueError``) with a
+message saying which.  The checksums detect corruption and edits that do not
+recompute them; they are not a signature -- the protection against a
+malicious file is that nothing in it is executed.
+
+Why not skops?  skops also avoids pickle, but it is an extra dependency,
+it records no per-member checksums, and it handles types outside its
+defaults by asking the user to trust them at load time; here such types are
+refused when saving, so a file either loads without a trust decision or was
+never written.  Numpy's structured node arrays (with their alignment, which
+the compiled predictor depends on) are also stored exactly here.
+
+Pickle (and joblib) keep working for forestzoo estimators as before; use them
+only for files you trust.
+
+Examples
+--------
+>>> import io
+>>> from sklearn.datasets import load_iris
+>>> from forestzoo import RandomForestClassifier
+>>> from forestzoo.io import load, save
+>>> X, y = load_iris(return_X_y=True)
+>>> clf = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+>>> buffer = io.BytesIO()
+>>> save(clf, buffer)
+>>> clone = load(io.BytesIO(buffer.getvalue()))
+>>> bool((clone.predict_proba(X) == clf.predict_proba(X)).all())
+True
+"""
+
+from sklearn.base import BaseEstimator
+
+from ._allow import SKLEARN_TYPES, UntrustedTypeError, class_key, is_allowed
+from ._codec import Decoder, Encoder
+from ._container import FORMAT_NAME, FORMAT_VERSION, ModelFormatError, read_archive, save_to
+
+__all__ = ["save", "load", "read_header", "FORMAT_NAME", "FORMAT_VERSION", "ModelFormatError",
+           "UntrustedTypeError", "SKLEARN_TYPES"]
+
+
+def save(model, path, *, compress=False):
+    """Write a forestzoo estimator (fitted or not) to ``path`` without pickle.
+
+    Parameters
+    ----------
+    model : estimator
+        A forestzoo estimator, or an allow-listed scikit-learn container of
+        them (e.g. ``Pipeline``).
+    path : str, path-like or writable binary file
+        A path is written atomically (a temporary file renamed into place):
+        a refused model leaves no file and never replaces an existing one.
+    compress : bool, default=False
+        Deflate the members (smaller, slower).
+
+    Raises
+    ------
+    UntrustedTypeError
+        The model holds an object whose type is not allow-listed; the message
+        names the attribute path and the type.
+    """
+    if not isinstance(model, BaseEstimator) or not is_allowed(type(model)):
+        raise UntrustedTypeError(
+            f"forestzoo.io.save expects a forestzoo estimator; got {type(model).__module__}.{type(model).__qualname__}."
+        )
+    encoder = Encoder()
+    graph = encoder.encode(model, type(model).__name__)
+    save_to(path, graph, encoder.arrays, class_key(type(model)), compress)
+
+
+def load(path):
+    """Read a model written by :func:`save`.
+
+    Parameters
+    ----------
+    path : str, path-like or readable binary file
+
+    Returns
+    -------
+    model : estimator
+
+    Raises
+    ------
+    ModelFormatError
+        Not a forestzoo model file; truncated or corrupted; a member modified,
+        missing or added (checksum or size mismatch); written by a newer major
+        format version.
+    UntrustedTypeError
+        The file names a class outside the allow-list.
+    """
+    header, graph, arrays = read_archive(path)
+    if not isinstance(graph, dict) or graph.get("t") != "object" or graph.get("class") != header.get("root_class"):
+        raise ModelFormatError("model.json does not describe the estimator the header announces.")
+    try:
+        model = Decoder(arrays).decode(graph)
+    except UntrustedTypeError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise ModelFormatError(f"model.json is malformed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(model, BaseEstimator):
+        raise ModelFormatError(f"the file holds a {type(model).__qualname__}, not an estimator.")
+    return model
+
+
+def read_header(path):
+    """The header of a model file (format version, writer versions, member checksums), without loading it.
+
+    Raises :class:`ModelFormatError` for a file that is not a model or is
+    written by a newer major format version; members are not verified.
+    """
+    return read_archive(path, header_only=True)[0]

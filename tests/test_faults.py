@@ -1,0 +1,325 @@
+"""Faults: interrupted fits leave the previous model intact; a Dask worker killed mid-fit never
+yields a forest with missing trees.
+
+* ``KeyboardInterrupt`` is injected at the k-th forestzoo function call of a ``fit`` (a trace
+  function raises it, so it lands anywhere in Python code: validation, tree growth, the final
+  assignments), for several k spread over the whole fit, for every estimator of
+  ``forestzoo.all_estimators()``; also during a ``warm_start`` continuation and during a
+  ``partial_fit`` batch.  Afterwards the model's whole saved state (every attribute, every array,
+  through :mod:`forestzoo.io`) and its outputs must equal those before the interrupted call.
+* A worker process of a ``dask.distributed.LocalCluster`` is killed (``os._exit``) when it starts
+  a task of a forest fit running on the Dask joblib backend.  The fit must either complete -- with
+  every tree, bit-identical to the threaded fit -- or raise, leaving the previous model intact.
+  Estimators whose fit dispatches work through joblib are found by fitting them under a counting
+  joblib backend, so families added later are covered without an edit.
+"""
+
+import copy
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pytest
+from joblib._parallel_backends import ThreadingBackend
+from numpy.testing import assert_array_equal
+from sklearn.base import is_classifier
+
+import forestzoo
+from forestzoo.io._codec import Encoder
+
+ESTIMATORS = forestzoo.all_estimators()
+FORESTZOO_DIR = str(Path(forestzoo.__file__).parent)
+OUTPUT_METHODS = ("predict", "predict_proba", "decision_function", "apply")
+FRACTIONS = (0.02, 0.3, 0.6, 0.95)  # where in the fit (share of its forestzoo calls) to interrupt
+
+# Documented, estimator-specific known failures the lead must decide on ({test: {estimator: reason}}).
+KNOWN_FAULTS = {
+    "partial_fit": {
+        name: "online forests train their trees in place (train_tree's arrays, OnlineTree attributes) "
+              "while partial_fit runs; keep_state_on_error restores only the estimator's own attributes, so "
+              "an interrupted batch leaves some trees updated and others not"
+        for name in ("OnlineRandomForestClassifier", "OnlineRandomForestRegressor")
+    },
+}
+
+
+def _ids(pairs):
+    return [name for name, _ in pairs]
+
+
+def fast_instance(Estimator, **params):
+    estimator = Estimator()
+    fast = {k: v for k, v in {"n_estimators": 5, "random_state": 0}.items() if k in estimator.get_params()}
+    fast.update(getattr(Estimator, "_fast_check_params", {}))
+    fast.update({k: v for k, v in params.items() if k in estimator.get_params()})
+    return estimator.set_params(**fast)
+
+
+def data(estimator, n_samples=80, n_features=4, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    if is_classifier(estimator):
+        y = np.arange(n_samples) % 3
+        X[:, 0] += y
+    else:
+        y = X[:, 0] + 0.1 * rng.normal(size=n_samples)
+    return X, y
+
+
+def snapshot(model, X):
+    """Everything observable: the saved state (all attributes, all arrays) and the outputs."""
+    out = {}
+    for method in OUTPUT_METHODS:  # first: caches that prediction fills belong to both snapshots
+        if hasattr(model, method):
+            value = getattr(model, method)(X)
+            out[method] = value.toarray() if hasattr(value, "toarray") else np.asarray(value)
+    encoder = Encoder()
+    graph = json.dumps(encoder.encode(model), sort_keys=True)
+    arrays = [(name, a.dtype.str, a.shape, a.tobytes()) for name, a in encoder.arrays]
+    return graph, arrays, out
+
+
+def assert_same_snapshot(before, after):
+    assert after[0] == before[0], "the model's attributes changed"
+    assert after[1] == before[1], "the model's arrays changed"
+    for method, value in before[2].items():
+        assert_array_equal(after[2][method], value, err_msg=method)
+
+
+class _Interrupter:
+    """A trace function counting calls of forestzoo functions; raises KeyboardInterrupt at call ``at``."""
+
+    def __init__(self, at=None):
+        self.at, self.calls = at, 0
+
+    def __call__(self, frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(FORESTZOO_DIR):
+            self.calls += 1
+            if self.calls == self.at:
+                raise KeyboardInterrupt(f"injected at forestzoo call {self.at}")
+        return None
+
+    def run(self, fn, *args, **kwargs):
+        sys.settrace(self)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sys.settrace(None)
+
+
+def assert_interrupts_leave_model_intact(model, call, X_check, test, name):
+    """Interrupt ``call()`` at several points; the model must be unchanged after each."""
+    before = snapshot(model, X_check)
+    counter = _Interrupter()
+    counter.run(call, copy.deepcopy(model))  # count on a copy: the counted call must not change `model`
+    assert counter.calls > 0
+    points = sorted({max(1, min(counter.calls, int(round(f * counter.calls)))) for f in FRACTIONS} | {counter.calls})
+    for at in points:
+        interrupter = _Interrupter(at)
+        try:
+            interrupter.run(call, model)
+        except KeyboardInterrupt:
+            pass
+        else:
+            pytest.fail(f"the KeyboardInterrupt injected at call {at}/{counter.calls} was swallowed")
+        try:
+            assert_same_snapshot(before, snapshot(model, X_check))
+        except AssertionError as exc:
+            reason = KNOWN_FAULTS.get(test, {}).get(name)
+            if reason:
+                pytest.xfail(reason)
+            raise AssertionError(f"interrupted at forestzoo call {at} of {counter.calls}: {exc}") from None
+    return counter.calls
+
+
+@pytest.mark.parametrize("Estimator", [c for _, c in ESTIMATORS], ids=_ids(ESTIMATORS))
+def test_keyboard_interrupt_during_fit_keeps_the_previous_model(Estimator):
+    model = fast_instance(Estimator, n_jobs=1)
+    X, y = data(model)
+    model.fit(X, y)
+    X2, y2 = data(model, seed=1)
+    assert_interrupts_leave_model_intact(model, lambda m: m.fit(X2, y2), X, "fit", Estimator.__name__)
+    # and the model still refits normally afterwards
+    model.fit(X2, y2)
+
+
+WARM = [(n, c) for n, c in ESTIMATORS if {"warm_start", "n_estimators"} <= set(c().get_params())]
+
+
+@pytest.mark.parametrize("Estimator", [c for _, c in WARM], ids=_ids(WARM))
+def test_keyboard_interrupt_during_warm_start_keeps_the_smaller_model(Estimator):
+    model = fast_instance(Estimator, n_jobs=1, warm_start=True, n_estimators=3)
+    X, y = data(model)
+    model.fit(X, y)
+    model.set_params(n_estimators=6)
+    assert_interrupts_leave_model_intact(model, lambda m: m.fit(X, y), X, "warm_start", Estimator.__name__)
+    model.fit(X, y)  # the continuation still works and equals fitting all trees at once
+    whole = fast_instance(Estimator, n_jobs=1, n_estimators=6).fit(X, y)
+    assert_array_equal(model.predict(X), whole.predict(X))
+
+
+PARTIAL = [(n, c) for n, c in ESTIMATORS if hasattr(c, "partial_fit")]
+
+
+@pytest.mark.parametrize("Estimator", [c for _, c in PARTIAL], ids=_ids(PARTIAL))
+def test_keyboard_interrupt_during_partial_fit_keeps_the_previous_state(Estimator):
+    model = fast_instance(Estimator, n_jobs=1)
+    X, y = data(model, n_samples=120)
+    extra = {"classes": np.unique(y)} if is_classifier(model) else {}
+    model.partial_fit(X[:60], y[:60], **extra)
+    assert_interrupts_leave_model_intact(model, lambda m: m.partial_fit(X[60:], y[60:]), X, "partial_fit",
+                                         Estimator.__name__)
+
+
+# ---------------------------------------------------------------------------------------------
+# a Dask worker killed during a forest fit
+
+
+class _CountingBackend(ThreadingBackend):
+    """Threads, counting the tasks dispatched; like Dask, it cannot honour ``require="sharedmem"``."""
+
+    supports_sharedmem = False
+    dispatched = 0
+
+    def submit(self, func, callback=None):
+        type(self).dispatched += 1
+        return super().submit(func, callback=callback)
+
+
+joblib.register_parallel_backend("forestzoo-counting", _CountingBackend)
+
+
+def _joblib_dispatchers():
+    found = []
+    for name, cls in ESTIMATORS:
+        est = fast_instance(cls, n_jobs=2)
+        if "n_jobs" not in est.get_params():
+            continue
+        X, y = data(est)
+        _CountingBackend.dispatched = 0
+        with joblib.parallel_config(backend="forestzoo-counting"):
+            est.fit(X, y)
+        if _CountingBackend.dispatched:
+            found.append((name, cls))
+    return found
+
+
+DISPATCHERS = _joblib_dispatchers()
+
+
+def _kill_once_plugin(marker):
+    """A Dask worker plugin: the first worker to start a task exits on the spot (once per marker file).
+
+    Defined locally so that cloudpickle ships the class by value: workers never import this module.
+    """
+    from distributed import WorkerPlugin
+
+    class KillOnce(WorkerPlugin):
+        def transition(self, key, start, finish, **kwargs):
+            if finish != "executing":
+                return
+            try:
+                fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                return
+            os.close(fd)
+            os._exit(13)
+
+    return KillOnce()
+
+
+def _cluster(allowed_failures):
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": allowed_failures}):
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                           silence_logs=logging.CRITICAL)
+    return cluster, distributed.Client(cluster, set_as_default=False)
+
+
+@pytest.fixture(scope="module")
+def retrying_cluster():
+    cluster, client = _cluster(allowed_failures=3)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _fit_with_a_killed_worker(client, est, X, y, marker, name):
+    client.register_plugin(_kill_once_plugin(str(marker)), name=name)
+    try:
+        with client.as_current(), joblib.parallel_config(backend="dask"):
+            return est.fit(X, y)
+    finally:
+        client.unregister_worker_plugin(name)
+        client.wait_for_workers(2, timeout=60)
+
+
+def test_some_forests_dispatch_through_joblib():
+    assert "RandomForestClassifier" in _ids(DISPATCHERS)
+
+
+@pytest.mark.parametrize("Estimator", [c for _, c in DISPATCHERS], ids=_ids(DISPATCHERS))
+def test_killed_worker_task_is_retried_and_no_tree_is_missing(Estimator, retrying_cluster, tmp_path):
+    est = fast_instance(Estimator, n_jobs=2, n_estimators=6)
+    X, y = data(est)
+    threaded = fast_instance(Estimator, n_jobs=2, n_estimators=6).fit(X, y)
+    marker = tmp_path / "killed"
+    _fit_with_a_killed_worker(retrying_cluster, est, X, y, marker, f"kill-{Estimator.__name__}")
+    assert marker.exists(), "no worker was killed: the fit did not run on the Dask workers"
+    if hasattr(threaded, "estimators_"):
+        assert len(est.estimators_) == len(threaded.estimators_)
+    assert_same_snapshot(snapshot(threaded, X), snapshot(est, X))
+
+
+def test_killed_worker_without_retries_raises_and_keeps_the_previous_forest(tmp_path):
+    """With retries disabled, the fit must raise (or complete) and the previous forest stay intact.
+
+    Dask 2026.8 with ``allowed-failures=0`` never resolves the killed task's future here (a plain
+    ``client.submit``, without forestzoo or joblib, did not resolve either), so ``fit`` would wait
+    forever: the fit runs in a thread with a deadline, and a fit still waiting then is reported as
+    that known Dask behaviour.  Whatever happens, the previous model must be intact.
+    """
+    import threading
+
+    X, y = data(forestzoo.RandomForestClassifier())
+    model = forestzoo.RandomForestClassifier(n_estimators=4, n_jobs=2, random_state=0).fit(X, y)
+    before = snapshot(model, X)
+    cluster, client = _cluster(allowed_failures=0)
+    outcome = {}
+
+    def fit():
+        try:
+            model.set_params(n_estimators=8, random_state=1)
+            with client.as_current(), joblib.parallel_config(backend="dask"):
+                client.register_plugin(_kill_once_plugin(str(tmp_path / "killed")), name="kill-no-retry")
+                model.fit(X, y)
+            outcome["returned"] = True
+        except BaseException as exc:  # noqa: BLE001 - any error counts as "raised"
+            outcome["raised"] = exc
+
+    thread = threading.Thread(target=fit, daemon=True)
+    thread.start()
+    thread.join(timeout=45)
+    hung = thread.is_alive()
+    try:
+        client.close()
+        cluster.close()
+    finally:
+        thread.join(timeout=5)
+    model.set_params(n_estimators=4, random_state=0)
+    if "returned" in outcome:
+        assert len(model.estimators_) == 8, "a fit on a cluster that lost a task returned a forest with missing trees"
+        return
+    if not hung:
+        assert (tmp_path / "killed").exists()
+        assert "raised" in outcome
+    assert_same_snapshot(before, snapshot(model, X))
+    if hung:
+        pytest.xfail("Dask never resolved the killed task with allowed-failures=0 (a Dask behaviour: a plain "
+                     "client.submit did not resolve either); the previous forest stayed intact")
