@@ -87,7 +87,7 @@ def children_cost(left, total, criterion):
     return acc / _LOG2
 
 
-@njit
+@njit(inline="always")
 def node_value(s, criterion, out):
     """Leaf value: class proportions, or the weighted mean for regression."""
     w = s[1]

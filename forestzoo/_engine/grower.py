@@ -32,7 +32,7 @@ from .node_model import (
     OUT_SIZE, OUT_THRESHOLD, dispatch,
 )
 from .rng import rng_randint
-from .splitters import EXACT, HIST, STOCHASTIC
+from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample, reset_record,
 )
@@ -73,7 +73,7 @@ def _node_totals(idx, start, end, w, yk, yr, criterion, tot):
         add_sample(tot, 1.0, w[p], yk[p], yr[p], criterion)
 
 
-@njit
+@njit(inline="always")
 def _is_pure(tot, criterion):
     if criterion == SQUARED_ERROR:
         return False  # decided by the impurity test
@@ -85,10 +85,26 @@ def _is_pure(tot, criterion):
 
 
 @njit
+def _ask_node_model(node_model, idx, w, yk, yr, go_left, start, end, depth, tot, out):
+    """The node model's verdict on the node ``idx[start:end]`` (Python, through ``objmode``).
+
+    Kept out of :func:`grow_tree` so that the grower itself has no ``with``
+    context, which Numba's inliner does not support.
+    """
+    node_rows = idx[start:end]
+    node_w = w[start:end]
+    node_yk = yk[start:end]
+    node_yr = yr[start:end]
+    node_go = go_left[start:end]
+    with numba.objmode(status="int64"):
+        status = dispatch(node_model, node_rows, node_w, node_yk, node_yr, depth, tot, node_go, out)
+    return status
+
+
+@njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
-    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys, samples, miss, counts, cum, tmp, rec,
-    sdt, n_evals,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
@@ -98,7 +114,10 @@ def find_split(
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
     at once.  ``n_evals[0]`` counts the (row, feature) pairs read.
+    ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
+    functions of at most 30 arguments).
     """
+    keys, samples, miss, counts, cum, tmp, vals = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
@@ -132,15 +151,15 @@ def find_split(
             ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
             n_evals[0] += n
         else:
-            ok = split_random(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, rng, miss, cum, tmp, rec)
+            ok = split_random(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, rng, vals, unit_w, miss, cum, tmp, rec)
             n_evals[0] += n
         if ok:
             n_valid += 1
 
 
-@njit
+@njit(inline="always")
 def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf,
-               go_left):
+               go_left, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
     ``w``, ``yk``, ``yr`` that travel with it; returns the left size.
 
@@ -149,10 +168,25 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
 
     Branch-free: every row is written to both its left slot (in place, at or
     before the row being read) and its right slot (in ``buf``), and only the
-    matching counter advances.
+    matching counter advances.  Only the target the criterion reads moves
+    (``yr`` for squared error, ``yk`` otherwise).
+
+    The children's statistics (as :func:`_node_totals` would sum them) are
+    accumulated on the way into ``tot_left`` and ``tot_right``: every row is
+    added to both with a 0/1 factor, in node order, so the sums are
+    bit-identical to a separate pass over each child, which this saves.
     """
+    regression = criterion == SQUARED_ERROR
+    tot_left[:] = 0.0
+    tot_right[:] = 0.0
     n_left = 0
     n_right = 0
+    w_left = 0.0
+    w_right = 0.0
+    s1_left = 0.0
+    s1_right = 0.0
+    s2_left = 0.0
+    s2_right = 0.0
     for p in range(start, end):
         i = idx[p]
         if feature < 0:
@@ -164,24 +198,48 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
             v = Xf[feature, i]
             left = (v <= threshold) or (missing_left and v != v)
         wp = w[p]
-        ykp = yk[p]
-        yrp = yr[p]
         q = start + n_left
         idx[q] = i
         w[q] = wp
-        yk[q] = ykp
-        yr[q] = yrp
         buf[n_right] = i
         wbuf[n_right] = wp
-        ykbuf[n_right] = ykp
-        yrbuf[n_right] = yrp
+        fl = 1.0 if left else 0.0
+        fr = 1.0 - fl
+        w_left += fl * wp
+        w_right += fr * wp
+        if regression:
+            yrp = yr[p]
+            yr[q] = yrp
+            yrbuf[n_right] = yrp
+            s1_left += fl * wp * yrp
+            s1_right += fr * wp * yrp
+            s2_left += fl * wp * yrp * yrp
+            s2_right += fr * wp * yrp * yrp
+        else:
+            ykp = yk[p]
+            yk[q] = ykp
+            ykbuf[n_right] = ykp
+            tot_left[2 + ykp] += fl * wp
+            tot_right[2 + ykp] += fr * wp
         n_left += left
         n_right += 1 - left
     for q in range(n_right):
         idx[start + n_left + q] = buf[q]
         w[start + n_left + q] = wbuf[q]
-        yk[start + n_left + q] = ykbuf[q]
-        yr[start + n_left + q] = yrbuf[q]
+    if regression:
+        for q in range(n_right):
+            yr[start + n_left + q] = yrbuf[q]
+        tot_left[2] = s1_left
+        tot_left[3] = s2_left
+        tot_right[2] = s1_right
+        tot_right[3] = s2_right
+    else:
+        for q in range(n_right):
+            yk[start + n_left + q] = ykbuf[q]
+    tot_left[0] = n_left
+    tot_left[1] = w_left
+    tot_right[0] = n_right
+    tot_right[1] = w_right
     return n_left
 
 
@@ -244,6 +302,12 @@ def grow_tree(
     n_sort = n_rows if splitter == EXACT or splitter == STOCHASTIC else (min(n_rows, SMALL_NODE) if splitter == HIST else 0)
     keys = np.empty(n_sort, np.float64)
     samples = np.empty(n_sort, idx.dtype)
+    vals = np.empty(n_rows if splitter == RANDOM else 0, Xf.dtype)  # the random splitter's gathered values
+    unit_w = True  # every row's weight is 1: the random splitter counts in integers
+    for p in range(n_rows):
+        if w[p] != 1.0:
+            unit_w = False
+            break
     buf = np.empty(n_rows, idx.dtype)
     tot = np.empty(n_stats)
     miss = np.empty(n_stats)
@@ -253,6 +317,7 @@ def grow_tree(
     go_left = np.zeros(n_rows if node_model >= 0 else 0, np.uint8)
     out = np.empty(OUT_SIZE)
     counts = np.empty(MISSING_BIN + 1, np.int64)
+    bufs = (keys, samples, miss, counts, cum, tmp, vals)
     use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
     n_pool = pool_slots if use_pool else 0
     if (pool_buf.shape[0] >= n_pool and pool_buf.shape[1] == n_features and pool_buf.shape[3] == n_stats):
@@ -276,6 +341,7 @@ def grow_tree(
 
     # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
     pend = np.empty((2, 8), np.int64)
+    pend_tot = np.empty((2, n_stats))  # their statistics, summed by _partition
     n_pend = 1
     pend[0, 0] = 0
     pend[0, 1] = n_rows
@@ -307,8 +373,10 @@ def grow_tree(
             n_leaves += 1
             if parent >= 0:
                 table[parent, COL_LEFT if is_left else COL_RIGHT] = node
-            _node_totals(idx, start, end, w, yk, yr, criterion, tot)
-            if node == 0:
+            if parent >= 0:
+                tot[:] = pend_tot[q]
+            else:
+                _node_totals(idx, start, end, w, yk, yr, criterion, tot)
                 root_weight = tot[1]
             wimp = weighted_impurity(tot, tot, 0.0, criterion)
             table[node, COL_LEFT] = -1
@@ -337,13 +405,7 @@ def grow_tree(
                 out[:] = 0.0
                 out[OUT_COST] = np.inf
                 out[OUT_OBLIQUE] = -1.0
-                node_rows = idx[start:end]
-                node_w = w[start:end]
-                node_yk = yk[start:end]
-                node_yr = yr[start:end]
-                node_go = go_left[start:end]
-                with numba.objmode(status="int64"):
-                    status = dispatch(node_model, node_rows, node_w, node_yk, node_yr, depth, tot, node_go, out)
+                status = _ask_node_model(node_model, idx, w, yk, yr, go_left, start, end, depth, tot, out)
                 if status == NODE_LEAF:
                     leaf = True
                 elif status == NODE_AXIS_SUBTREE:
@@ -362,8 +424,8 @@ def grow_tree(
                         ready = 0
                     find_split(
                         Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
-                        max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys,
-                        samples, miss, counts, cum, tmp, rec, sdt, n_evals,
+                        max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
+                        rec, sdt, n_evals, unit_w,
                     )
                 if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
                     rec[REC_COST] = out[OUT_COST]
@@ -420,7 +482,7 @@ def grow_tree(
         ml = rec[REC_MISSING_LEFT] > 0.5
         n_left = _partition(
             Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
-            buf, wbuf, ykbuf, yrbuf, go_left,
+            buf, wbuf, ykbuf, yrbuf, go_left, criterion, pend_tot[0], pend_tot[1],
         )
         mid = start + n_left
         table[node, COL_FEATURE] = feature

@@ -171,8 +171,9 @@ class BaseForest(EngineEstimator):
 
         def run(a, b):
             block = out[a:b]  # a view: each thread writes its own rows
+            leaves = np.empty(b - a, dtype=np.intp)
             for t, c in zip(trees, compact):
-                accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, block)
+                accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, leaves, block)
 
         Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])

@@ -17,7 +17,7 @@ REC_SIZE = 6
 INF = np.inf
 
 
-@njit
+@njit(inline="always")
 def reset_record(rec):
     rec[REC_FEATURE] = -1.0
     rec[REC_BIN] = -1.0
