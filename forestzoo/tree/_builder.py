@@ -155,6 +155,7 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
             table, values = run(handle)
         tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
     tree.n_split_evaluations = int(n_evals[0])
+    tree.compact  # the prediction layout, derived here on the fitting thread rather than at the first predict
     if return_leaves:
         return tree, row_leaf
     return tree
