@@ -113,7 +113,8 @@ def find_split(
     hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
-    at once.  ``n_evals[0]`` counts the (row, feature) pairs read.
+    at once, and so does the random one (see :func:`.splitters.random.split_random`).
+    ``n_evals[0]`` counts the (row, feature) pairs read.
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
     functions of at most 30 arguments).
     """
@@ -124,6 +125,10 @@ def find_split(
     if splitter == STOCHASTIC:
         split_stochastic(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion,
                          max_features, feats, rng, sdt, keys, samples, miss, cum, tmp, rec, n_evals)
+        return
+    if splitter == RANDOM:
+        split_random(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, max_features,
+                     feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals)
         return
     n_valid = 0
     for j in range(n_features):
@@ -147,11 +152,8 @@ def find_split(
                 build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
                 ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
                 n_evals[0] += n
-        elif splitter == EXACT:
-            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
-            n_evals[0] += n
         else:
-            ok = split_random(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, rng, vals, unit_w, miss, cum, tmp, rec)
+            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
             n_evals[0] += n
         if ok:
             n_valid += 1

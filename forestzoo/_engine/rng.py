@@ -30,6 +30,35 @@ def rng_next(state):
 
 
 @njit(inline="always")
+def mix_next(s):
+    """SplitMix64 on a scalar state: ``(new_state, 64 random bits)``.
+
+    The same sequence as :func:`rng_next`; for kernels that keep the state in
+    a register (a helper taking the state array costs an atomic
+    reference-count update per call when Numba inlines it).
+    """
+    s = s + _GOLDEN
+    z = (s ^ (s >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return s, z ^ (z >> _S31)
+
+
+@njit(inline="always")
+def mix_uniform(s):
+    """``(new_state, float64 uniform on [0, 1))``, as :func:`rng_uniform`."""
+    s, z = mix_next(s)
+    return s, float(z >> _S11) * _INV53
+
+
+@njit(inline="always")
+def mix_randint(s, high):
+    """``(new_state, integer uniform on [0, high))``, as :func:`rng_randint`."""
+    s, u = mix_uniform(s)
+    r = int(u * high)
+    return s, (r if r < high else high - 1)
+
+
+@njit(inline="always")
 def rng_uniform(state):
     """A float64 uniform on [0, 1)."""
     return float(rng_next(state) >> _S11) * _INV53
