@@ -2,9 +2,11 @@
 
 import csv
 import hashlib
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,10 +15,12 @@ from sklearn.tree import DecisionTreeClassifier
 
 from forestzoo.bench import (
     MODELS,
+    FoldResult,
     Suite,
     average_ranks,
     format_report,
     get_model,
+    get_suite,
     read_results,
     register_model,
     resolve_models,
@@ -388,3 +392,160 @@ def test_model_warnings_go_to_the_log_not_the_terminal(tmp_path, temp_model, rec
     assert lines == ["iris\tnoisy\tUserWarning: the model is unhappy",
                      "wine\tnoisy\tUserWarning: the model is unhappy"]  # once per dataset
     assert not [w for w in recwarn if "unhappy" in str(w.message)]
+
+
+
+# --- the denoising suite: test-time noise and the normalised L1 error -----------------
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+class _SpyRegressor:
+    """Predicts the training mean; records the training means and the rows it scores."""
+
+    seen = []
+
+    def __init__(self, tag):
+        self.tag = tag
+
+    def get_params(self, deep=False):
+        return {"tag": self.tag}
+
+    def fit(self, X, y):
+        self.y_mean_, self.X_mean_ = float(np.mean(y)), X.mean(axis=0)
+        return self
+
+    def predict(self, X):
+        _SpyRegressor.seen.append((self.tag, self.X_mean_, X.copy()))
+        return np.full(len(X), self.y_mean_)
+
+
+def test_denoising_suite_corrupts_test_rows_alike_for_every_model(temp_model):
+    from forestzoo.datasets import load_dataset
+    from forestzoo.denoising import MeanReplacementNoise
+
+    for tag in ("a", "b"):
+        temp_model(f"spy-{tag}", lambda n_estimators, n_jobs, random_state, tag=tag: _SpyRegressor(tag),
+                   task="regression")
+    suite = get_suite("denoising")
+    assert suite.test_transform == MeanReplacementNoise(0.375) and suite.metric == "nl1_error"
+    assert suite.models == ("RF-d4", "DRF") and all(get_model(m).task == "regression" for m in suite.models)
+    _SpyRegressor.seen.clear()
+    run = run_suite(suite, models=["spy-a", "spy-b"], datasets=["concrete"], repeats=2,
+                    n_jobs=1, warm_up=False)
+    assert [(r.model, r.repeat, r.n_train, r.n_test) for r in run.results] == [
+        (m, rep, 772, 258) for rep in (0, 1) for m in ("spy-a", "spy-b")]
+    assert all(r.ok and 0.1 < r.nl1_error < 1 for r in run.results)
+    clean_rows = {tuple(row) for row in load_dataset("concrete")[0]}
+    seen = _SpyRegressor.seen
+    assert [t for t, _, _ in seen] == ["a", "b", "a", "b"]
+    for (_, mean, X_a), (_, _, X_b) in (seen[:2], seen[2:]):
+        np.testing.assert_array_equal(X_a, X_b)  # the same noisy rows for every model
+        # in every row 3 of the 8 features (37.5 %) hold the training part's mean
+        assert ((X_a == mean).sum(axis=1) == 3).all()
+        assert not any(tuple(row) in clean_rows for row in X_a)
+    assert not np.array_equal(seen[0][2], seen[2][2])  # each repeat its own split and noise
+
+
+def test_normalised_l1_error_is_recorded_for_every_regression_fold():
+    from forestzoo.bench.runner import _scores
+
+    scores = _scores("regression", np.array([1.0, -1.0, 2.0]), np.array([1.5, -1.0, 1.0]))
+    assert scores["nl1_error"] == pytest.approx(1.5 / 4)  # sum|y - y_hat| / sum|y|
+    assert scores["mae"] == pytest.approx(0.5)
+
+
+def test_denoising_suite_runs_on_tiny_data_and_ranks_lower_error_first(tmp_path, capsys):
+    from dataclasses import replace
+
+    (tmp_path / "denoising_table2_tree_selection.csv").write_text(
+        "dataset,regression_error_with,regression_error_without\nConcrete,20.4,22.4\n")
+    out = tmp_path / "run"
+    assert main(["bench", "--suite", "denoising", "--datasets", "concrete", "--n-estimators", "2",
+                 "--repeats", "1", "--n-jobs", "1", "--no-progress", "--out", str(out),
+                 "--paper-tables", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    results = read_results(out / "results.csv")
+    assert [(r.model, r.status) for r in results] == [("RF-d4", "ok"), ("DRF", "ok")]
+    assert all(0.05 < r.nl1_error < 0.8 for r in results)
+    assert "## Test nl1_error (%)" in text and "MeanReplacementNoise(fraction=0.375)" in text
+    header = next(line for line in text.splitlines() if line.startswith("| dataset"))
+    assert header.endswith("| RF-d4 | DRF | DRF (paper) |")
+    assert re.search(r"^\| concrete \|.*\| 20\.40 \|$", text, re.M)
+    suite = get_suite("denoising")
+    clean = run_suite(replace(suite, test_transform=None), models=["RF-d4"], datasets=["concrete"],
+                      n_estimators=2, repeats=1, n_jobs=1, warm_up=False)
+    assert clean.results[0].nl1_error < results[0].nl1_error  # the noise costs RF accuracy
+    # lower is better: rank 1 and bold go to the smaller error
+    fake = [FoldResult(d, m, 0, float("nan"), 0.1, suite="denoising", nl1_error=e)
+            for d, errs in (("concrete", (0.3, 0.2)), ("airfoil", (0.05, 0.04)))
+            for m, e in zip(("RF-d4", "DRF"), errs)]
+    text = format_report(fake, suite=suite)
+    assert re.search(r"^\| DRF \| 1\.00 \|$", text, re.M)
+    assert re.search(r"^\| concrete \|.*\| 30\.00 ± 0\.00 \| \*\*20\.00 ± 0\.00\*\* \|$", text, re.M)
+    assert "2 / 0 / 0" in text  # DRF wins both against RF-d4
+
+
+def test_denoising_suite_data_directory_datasets(tmp_path):
+    with pytest.raises(FileNotFoundError, match="energy_efficiency.csv.gz"):
+        run_suite("denoising", models=["RF-d4"], data_home=tmp_path)
+    home = Path(os.environ.get("FORESTZOO_DATA") or SHARED_DATA)
+    if not all((home / f).is_file() for f in ("energy_efficiency.csv.gz",
+                                              "default_features_1059_tracks.txt")):
+        pytest.skip("no data directory with energy_efficiency and music_origin (FORESTZOO_DATA)")
+    run = run_suite("denoising", models=["RF-d4"], datasets=["energy_efficiency", "music_origin"],
+                    n_estimators=3, repeats=1, n_jobs=1, warm_up=False, data_home=home)
+    assert [(r.dataset, r.n_train + r.n_test) for r in run.results] == [
+        ("energy_efficiency", 768), ("music_origin", 1059)]
+    assert all(r.ok and 0 < r.nl1_error < 2 for r in run.results)
+
+
+def test_suites_command_lists_the_denoising_suite(capsys):
+    assert main(["suites"]) == 0
+    out = capsys.readouterr().out
+    block = out[out.index("\ndenoising "):]
+    assert "metric=nl1_error" in block and "MeanReplacementNoise(fraction=0.375)" in block
+    assert "models: RF-d4,DRF" in block and "datasets: concrete,energy_efficiency" in block
+
+
+def test_results_file_without_a_new_column_still_reads_and_resumes(tmp_path):
+    out = tmp_path / "run"
+    kw = dict(models=["RaF"], datasets=["iris"], folds=2, n_estimators=3, n_jobs=1, warm_up=False)
+    run_suite("quick", out=out, **kw)
+    path = out / "results.csv"
+    rows = _rows(path)
+    old_fields = [f for f in rows[0] if f != "nl1_error"]  # a file from before the column existed
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=old_fields, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    assert [r.accuracy for r in read_results(path)] == [float(r["accuracy"]) for r in rows]
+    assert run_suite("quick", out=out, **kw).new == 0  # resumed: nothing to redo
+    assert _rows(path)[0].keys() == rows[0].keys()  # rewritten in today's layout
+    assert [r["accuracy"] for r in _rows(path)] == [r["accuracy"] for r in rows]
+
+
+def test_cli_fetches_a_missing_file_from_openml_only_when_asked(monkeypatch, tmp_path, capsys):
+    import pandas as pd
+    import sklearn.datasets
+    from sklearn.utils import Bunch
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x0": rng.normal(size=60), "x1": pd.Categorical(rng.choice(["u", "v"], 60))})
+    target = pd.Series(pd.Categorical(np.where(frame["x0"] > 0, "yes", "no")))
+    calls = []
+    monkeypatch.setattr(sklearn.datasets, "fetch_openml",
+                        lambda **kw: calls.append(kw) or Bunch(data=frame, target=target))
+    monkeypatch.setitem(REGISTRY, "toy", DatasetInfo(
+        "toy", "classification", 60, 2, 2, "made up", "none", (DataFile("toy.csv", "0" * 64),),
+        TableFormat(), openml_id=12345))
+    argv = ["bench", "--datasets", "toy", "--models", "RaF", "--data-home", str(tmp_path),
+            "--out", str(tmp_path / "o")] + TINY
+    monkeypatch.delenv("FORESTZOO_DOWNLOAD", raising=False)
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "'toy.csv'" in err and "FORESTZOO_DOWNLOAD=1" in err and not calls
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "1")
+    assert main(argv) == 0
+    assert calls and calls[0]["data_id"] == 12345
+    assert {r["status"] for r in _rows(tmp_path / "o" / "results.csv")} == {"ok"}

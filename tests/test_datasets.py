@@ -399,3 +399,112 @@ def test_synthetic_registry_entries_draw_with_seed_zero():
     np.testing.assert_array_equal(X, X2)
     info = fzd.get_dataset_info("four_spirals")
     assert info.synthetic and not info.bundled and info.n_classes == 4
+
+
+# --- OpenML fallback (FORESTZOO_DOWNLOAD=1): fetch_openml is always replaced, never called ---
+
+def _openml_adult_frame(n=48842):
+    """A stand-in for fetch_openml(data_id=1590): adult's 14 columns, numbers and categories,
+    unknown categories missing, a text target."""
+    import pandas as pd
+    from sklearn.utils import Bunch
+
+    rng = np.random.default_rng(0)
+    numeric = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
+    nominal = ["workclass", "education", "marital-status", "occupation", "relationship", "race",
+               "sex", "native-country"]
+    data = {c: rng.integers(0, 100, n) for c in numeric}
+    data["age"] = pd.array(data["age"], dtype="Int64")  # the pandas parser's integer dtype
+    for c in nominal:
+        values = rng.choice(["a", "b", "c"], n).astype(object)
+        values[:3] = None if c in ("workclass", "occupation") else values[:3]
+        data[c] = pd.Categorical(values, categories=["c", "b", "a"])  # OpenML's own order
+    frame = pd.DataFrame(data)
+    target = pd.Series(pd.Categorical(rng.choice(["<=50K", ">50K"], n)), name="class")
+    return Bunch(data=frame, target=target, frame=None)
+
+
+@pytest.fixture
+def fake_fetch(monkeypatch):
+    """Replace sklearn.datasets.fetch_openml; returns the list of its calls' kwargs."""
+    import sklearn.datasets
+
+    calls = []
+
+    def fetch(**kwargs):
+        calls.append(kwargs)
+        return _openml_adult_frame()
+
+    monkeypatch.setattr(sklearn.datasets, "fetch_openml", fetch)
+    return calls
+
+
+def test_openml_ids_are_recorded_only_where_verified():
+    assert {n: i.openml_id for n, i in REGISTRY.items() if i.openml_id} == {"iris": 61, "adult": 1590}
+
+
+def test_openml_opt_in_off_keeps_the_missing_file_error(monkeypatch, tmp_path, fake_fetch):
+    from forestzoo.datasets._base import check_files
+
+    monkeypatch.delenv("FORESTZOO_DOWNLOAD", raising=False)
+    for call in (lambda: load_dataset("adult", data_home=tmp_path),
+                 lambda: check_files("adult", tmp_path)):
+        with pytest.raises(FileNotFoundError) as err:
+            call()
+        message = str(err.value)
+        assert "'adult.tsv.gz'" in message and str(tmp_path) in message  # where to put it
+        assert "FORESTZOO_DOWNLOAD=1" in message and "data_id 1590" in message  # the opt-in
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "0")
+    with pytest.raises(FileNotFoundError, match="FORESTZOO_DOWNLOAD=1"):
+        load_dataset("adult", data_home=tmp_path)
+    assert fake_fetch == []
+
+
+def test_openml_opt_in_converts_the_frame_to_the_file_contract(monkeypatch, tmp_path, fake_fetch):
+    from forestzoo.datasets._base import check_files, load_with_parts
+
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "1")
+    info = fzd.get_dataset_info("adult")
+    check_files("adult", tmp_path)  # no error: the loader will fetch it
+    X, y = load_dataset("adult", data_home=tmp_path)
+    assert fake_fetch == [{"data_id": 1590, "as_frame": True, "parser": "auto"}]
+    assert X.shape == (info.n_samples, info.n_features) and y.shape == (info.n_samples,)
+    assert X.dtype == np.float64 and X.flags.c_contiguous
+    assert y.dtype == np.int64 and set(np.unique(y)) == {0, 1}  # "<=50K", ">50K" in sorted order
+    frame = _openml_adult_frame().data
+    col = list(frame.columns).index
+    np.testing.assert_array_equal(X[:, col("age")], frame["age"].to_numpy(dtype=np.float64))
+    codes = frame["workclass"].cat.codes.to_numpy(dtype=np.float64)  # OpenML's order: c, b, a
+    np.testing.assert_array_equal(X[3:, col("workclass")], codes[3:])
+    assert np.isnan(X[:3, col("workclass")]).all()  # unknown category: NaN
+    assert np.isfinite(X[:, col("education")]).all()
+    X2, y2, part = load_with_parts("adult", tmp_path)
+    np.testing.assert_array_equal(X2, X)
+    assert (part == "all").all()
+    # a file that is there is still read, and checked
+    bad = tmp_path / "adult.tsv.gz"
+    bad.write_bytes(b"not adult")
+    with pytest.raises(ValueError, match="does not match the recorded checksum"):
+        load_dataset("adult", data_home=tmp_path)
+    assert len(fake_fetch) == 2  # load_with_parts fetched again (sklearn caches it)
+
+
+def test_openml_opt_in_without_an_id_is_a_clear_error(monkeypatch, tmp_path, fake_fetch):
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "1")
+    with pytest.raises(FileNotFoundError, match="no OpenML id is recorded for 'letter'") as err:
+        load_dataset("letter", data_home=tmp_path)
+    assert "letter-recognition.data" in str(err.value)
+    assert fake_fetch == []
+
+
+def test_openml_copy_of_other_shape_or_with_a_split_is_refused(monkeypatch, tmp_path, fake_fetch):
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "1")
+    info = DatasetInfo("toy", "classification", 48842, 3, 2, "made up", "none",
+                       (DataFile("toy.tra", "0" * 64, "train"), DataFile("toy.tes", "0" * 64, "test")),
+                       TableFormat(), openml_id=99)
+    monkeypatch.setitem(REGISTRY, "toy", info)
+    with pytest.raises(ValueError, match="OpenML data_id 99 .* 48842 rows x 14 features; the "
+                                         "registry records 48842 x 3"):
+        load_dataset("toy", data_home=tmp_path)
+    with pytest.raises(ValueError, match="OpenML copy has no official split"):
+        load_dataset("toy", data_home=tmp_path, split="train")

@@ -6,8 +6,8 @@ import shlex
 import sys
 import time
 
-from ..datasets import DATA_ENV_VAR, list_datasets
-from .registry import get_suite, list_models, list_suites, resolve_models
+from ..datasets import DATA_ENV_VAR, DOWNLOAD_ENV_VAR, list_datasets
+from .registry import PERCENT_METRICS, get_suite, list_models, list_suites, resolve_models
 
 __all__ = ["main"]
 
@@ -53,7 +53,8 @@ def _add_bench(sub):
                        help="seed of the splits and models (default: %(default)s)")
     bench.add_argument("--data-home", default=None, metavar="DIR",
                        help=f"directory of non-bundled dataset files (default: "
-                            f"${DATA_ENV_VAR})")
+                            f"${DATA_ENV_VAR}); with {DOWNLOAD_ENV_VAR}=1 a missing file "
+                            f"whose dataset records an OpenML id is fetched from OpenML")
     bench.add_argument("--paper-tables", default=None, metavar="DIR",
                        help="directory of the papers' tables (default: "
                             "$FORESTZOO_PAPER_TABLES, else paper_tables beside --data-home)")
@@ -162,7 +163,7 @@ class _Progress:
         rows = self._scores[key]
         ok = [r.score(self.metric) for r in rows if r.ok]
         shown = (f"{self.metric} {100 * sum(ok) / len(ok):.2f} %" if ok and self.metric in
-                 ("accuracy", "error") else f"{self.metric} {sum(ok) / len(ok):.4f}" if ok
+                 PERCENT_METRICS else f"{self.metric} {sum(ok) / len(ok):.4f}" if ok
                  else result.status)
         print(f"[{self.done}/{self.total}] {result.dataset} / {result.model} repeat "
               f"{result.repeat} fold {result.fold}: {shown} (fit {result.fit_seconds:.2f} s; "
@@ -247,7 +248,9 @@ def _list_suites():
         models = ",".join(resolve_models(s))
         print(f"{s.name:18s} {s.description}\n{'':18s} protocol={s.protocol} folds={s.folds} "
               f"repeats={s.repeats} n_estimators={s.n_estimators} metric={s.metric} "
-              f"preprocess={s.preprocess}\n{'':18s} models: {models}\n{'':18s} datasets: "
+              f"preprocess={s.preprocess}"
+              + (f" test_transform={s.test_transform!r}" if s.test_transform is not None else "")
+              + f"\n{'':18s} models: {models}\n{'':18s} datasets: "
               f"{','.join(s.datasets)}")
     return 0
 

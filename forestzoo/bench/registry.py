@@ -32,6 +32,7 @@ from typing import Callable
 __all__ = [
     "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
     "get_suite", "list_models", "list_suites", "make_model", "resolve_models", "METRICS",
+    "PERCENT_METRICS",
 ]
 
 
@@ -53,7 +54,9 @@ PREPROCESS = (None, "zscore")
 #: metric -> (task, higher is better)
 METRICS = {"accuracy": ("classification", True), "error": ("classification", False),
            "r2": ("regression", True), "mae": ("regression", False),
-           "rmse": ("regression", False)}
+           "rmse": ("regression", False), "nl1_error": ("regression", False)}
+#: metrics stored as fractions and reported in percent
+PERCENT_METRICS = ("accuracy", "error", "nl1_error")
 
 
 @dataclass(frozen=True)
@@ -75,8 +78,11 @@ class Suite:
         training rows and split them themselves, this is documentation.
     metric
         What the report tabulates and ranks: ``"accuracy"`` or ``"error"``
-        (classification, in percent), ``"r2"``, ``"mae"`` or ``"rmse"``
-        (regression). Every fold records all the metrics of its task.
+        (classification, in percent), ``"r2"``, ``"mae"``, ``"rmse"`` or
+        ``"nl1_error"`` (regression; the L1 error normalised by the ground
+        truth, ``sum|y - y_hat| / sum|y|``, in percent, Hibino et al. 2017,
+        Section 4.2). Every fold records all the metrics of its task; ranks
+        treat lower as better for the errors.
     paper_table
         File (or tuple of files) in ``shared/paper_tables`` whose figures the
         report prints beside ours, found by dataset name (the registry's
@@ -92,6 +98,14 @@ class Suite:
         ``None``: no limit.
     paper_names
         Model name -> the column name the paper table uses for it.
+    test_transform
+        ``None``, or a callable ``f(X_train, X_test, random_state) -> X_test``
+        applied to every test part (after ``preprocess``; training rows stay
+        clean) with the fold's model seed, once per fold, so every model sees
+        the same transformed rows. The ``denoising`` suite corrupts test rows
+        with it. Its ``repr`` is recorded in ``run.json``: a run resumes only
+        with the same transform, so give it a ``repr`` that names its settings
+        (a dataclass does).
     """
 
     name: str
@@ -111,6 +125,7 @@ class Suite:
     extra: dict = field(default_factory=dict, compare=False, hash=False)
     time_budget_s: float | None = None
     paper_names: dict = field(default_factory=dict, compare=False, hash=False)
+    test_transform: Callable | None = field(default=None, hash=False)
 
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:
@@ -121,6 +136,9 @@ class Suite:
         if self.metric not in METRICS:
             raise ValueError(f"Suite {self.name!r}: metric must be one of {tuple(METRICS)}, "
                              f"got {self.metric!r}.")
+        if self.test_transform is not None and not callable(self.test_transform):
+            raise ValueError(f"Suite {self.name!r}: test_transform must be None or a callable "
+                             f"f(X_train, X_test, random_state), got {self.test_transform!r}.")
 
     @property
     def task(self):

@@ -14,7 +14,7 @@ import numpy as np
 from .. import stats
 from ..datasets import get_dataset_info
 from ..datasets._base import get_data_home
-from .registry import METRICS
+from .registry import METRICS, PERCENT_METRICS
 
 __all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
            "find_paper_tables", "write_report", "PAPER_TABLES_ENV_VAR"]
@@ -22,7 +22,7 @@ __all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
 #: Environment variable naming the directory of the papers' tables.
 PAPER_TABLES_ENV_VAR = "FORESTZOO_PAPER_TABLES"
 
-_PERCENT = ("accuracy", "error")
+_PERCENT = PERCENT_METRICS
 
 
 def _ordered(values):
@@ -36,7 +36,8 @@ def summarize(results, metric="accuracy", datasets=None, models=None):
     -------
     dict with ``datasets``, ``models`` (lists) and arrays of shape
     (n_datasets, n_models): ``mean`` and ``std`` of ``metric`` over the
-    successful folds (in percent for accuracy and error; NaN where none),
+    successful folds (in percent for accuracy, error and
+    nl1_error; NaN where none),
     ``n_ok``, ``n_failed``, ``n_skipped`` (counts), ``fit`` and ``predict``
     (total seconds), ``partial`` (bool: some folds failed or were skipped).
     """
@@ -321,6 +322,8 @@ def write_report(run, command=None, paper_dir=None, data_home=None):
     protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.n_estimators} trees per "
                 f"ensemble, preprocess = {suite.preprocess or 'none'}, n_jobs = {run.n_jobs}, "
                 f"random_state = {run.random_state}; {os.cpu_count()} CPUs seen."
+                + (f" Test rows transformed by {suite.test_transform!r} (training rows clean)."
+                   if suite.test_transform is not None else "")
                 + (f" {suite.notes}" if suite.notes else ""))
     # the report covers every model in the results file, this run's first
     models = list(run.models) + [m for m in _ordered(r.model for r in run.results)

@@ -30,7 +30,7 @@ DEFAULT_MODELS = ("RaF", "ET", "sk-RF", "sk-ET")
 _NAN = float("nan")
 #: Settings that must agree for a run to resume from an existing results.csv.
 _RESUME_KEYS = ("suite", "protocol", "folds", "repeats", "test_size", "n_estimators",
-                "preprocess", "random_state")
+                "preprocess", "random_state", "test_transform")
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class FoldResult:
     r2: float = _NAN
     mae: float = _NAN
     rmse: float = _NAN
+    nl1_error: float = _NAN
     n_estimators: int = 0
     random_state: int = 0
     params: str = ""
@@ -74,8 +75,11 @@ class FoldResult:
 
 
 FIELDS = ["suite", "dataset", "model", "repeat", "fold", "status", "n_train", "n_test",
-          "accuracy", "error", "r2", "mae", "rmse", "fit_seconds", "predict_seconds",
-          "n_estimators", "random_state", "params"]
+          "accuracy", "error", "r2", "mae", "rmse", "nl1_error", "fit_seconds",
+          "predict_seconds", "n_estimators", "random_state", "params"]
+#: Columns added after results files were first written: a file without them still
+#: reads (as NaN), and is rewritten with them when a run resumes into it.
+_ADDED_FIELDS = ("nl1_error",)
 _TYPES = {f.name: f.type for f in fields(FoldResult)}
 
 
@@ -87,7 +91,7 @@ def _to_row(result):
 def _from_row(row):
     values = {}
     for name in FIELDS:
-        raw = row[name]
+        raw = row.get(name, "") if name in _ADDED_FIELDS else row[name]
         kind = _TYPES[name]
         if kind in (float, "float"):
             values[name] = float(raw) if raw != "" else _NAN
@@ -102,7 +106,7 @@ def read_results(path):
     """Read a ``results.csv`` written by :func:`run_suite` into FoldResults."""
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
-        missing = set(FIELDS) - set(reader.fieldnames or ())
+        missing = set(FIELDS) - set(_ADDED_FIELDS) - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path} is not a forestzoo results file (no columns "
                              f"{sorted(missing)}).")
@@ -213,9 +217,12 @@ def _scores(task, y_true, y_pred):
     if task == "classification":
         acc = float(accuracy_score(y_true, y_pred))
         return dict(accuracy=acc, error=1.0 - acc)
+    from ..denoising._noise import normalized_l1_error
+
     return dict(r2=float(r2_score(y_true, y_pred)),
                 mae=float(mean_absolute_error(y_true, y_pred)),
-                rmse=float(np.sqrt(mean_squared_error(y_true, y_pred))))
+                rmse=float(np.sqrt(mean_squared_error(y_true, y_pred))),
+                nl1_error=normalized_l1_error(y_true, y_pred))
 
 
 def _params(model):
@@ -280,6 +287,16 @@ class _ResultsFile:
                 raise ValueError(f"{out} holds results of a different run ({shown}); give "
                                  f"another --out directory or remove {self.path}.")
         self.previous = read_results(self.path) if self.path.is_file() else []
+        if self.previous:
+            with open(self.path, newline="", encoding="utf-8") as fh:
+                header = next(csv.reader(fh), [])
+            if header != FIELDS:  # written before a column was added: rewrite in today's layout
+                tmp = self.path.with_name(self.path.name + ".tmp")
+                with open(tmp, "w", newline="", encoding="utf-8") as fh:
+                    writer = csv.DictWriter(fh, fieldnames=FIELDS)
+                    writer.writeheader()
+                    writer.writerows(_to_row(r) for r in self.previous)
+                os.replace(tmp, self.path)
         cfg_path.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
         new_file = not self.path.is_file() or self.path.stat().st_size == 0
         self._fh = open(self.path, "a", newline="", encoding="utf-8")
@@ -305,8 +322,10 @@ def _warm_up(models, X, y, suite, n_jobs):
     for name in models:
         start = time.perf_counter()
         try:
-            make_model(name, n_estimators=min(suite.n_estimators, 5), n_jobs=n_jobs,
-                       random_state=0).fit(X[rows], y[rows])
+            with warnings.catch_warnings():  # the timed fits log their warnings (warnings.log)
+                warnings.simplefilter("ignore")
+                make_model(name, n_estimators=min(suite.n_estimators, 5), n_jobs=n_jobs,
+                           random_state=0).fit(X[rows], y[rows])
         except Exception:  # the timed fits will record the failure
             pass
         seconds[name] = time.perf_counter() - start
@@ -369,7 +388,9 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     config = dict(suite=suite.name, protocol=suite.protocol, folds=suite.folds,
                   repeats=suite.repeats, test_size=suite.test_size,
                   n_estimators=suite.n_estimators, preprocess=suite.preprocess,
-                  random_state=int(random_state), metric=suite.metric)
+                  random_state=int(random_state), metric=suite.metric,
+                  test_transform=(None if suite.test_transform is None
+                                  else repr(suite.test_transform)))
     sink = _ResultsFile(Path(out), config) if out is not None else None
     results = list(sink.previous) if sink else []
     done = {r.key for r in results}
@@ -411,6 +432,9 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                     if suite.preprocess == "zscore":
                         X_tr, X_te = _zscore(X_tr, X_te)
                     seed = int(random_state) + 1000 * repeat + fold
+                    if suite.test_transform is not None:
+                        # once per fold: every model is scored on the same transformed rows
+                        X_te = suite.test_transform(X_tr, X_te, seed)
                     for name in pending:
                         if (dataset, name, repeat, fold) in done:
                             continue

@@ -3,7 +3,9 @@
 Small datasets whose source states a licence that allows it ship with the
 package (see ``ATTRIBUTION.md``) and load offline. Larger ones are read from a
 data directory, given as ``data_home=`` or the ``FORESTZOO_DATA`` environment
-variable, and checked against a recorded sha256. Synthetic problems of the
+variable, and checked against a recorded sha256; with ``FORESTZOO_DOWNLOAD=1``
+a missing one whose registry entry records an OpenML id is fetched with
+``sklearn.datasets.fetch_openml`` instead. Synthetic problems of the
 papers' figures (spirals, banana, twonorm, ringnorm, waveform) have generators
 (``make_*``); ``two_spirals``, ``four_spirals`` and ``ringnorm`` are also
 registered as datasets drawn with ``random_state=0``.
@@ -17,7 +19,14 @@ registered as datasets drawn with ``random_state=0``.
 (dtype('float64'), dtype('int64'))
 """
 
-from ._base import DATA_ENV_VAR, get_data_home, get_dataset_info, list_datasets, load_dataset
+from ._base import (
+    DATA_ENV_VAR,
+    DOWNLOAD_ENV_VAR,
+    get_data_home,
+    get_dataset_info,
+    list_datasets,
+    load_dataset,
+)
 from ._registry import DataFile, DatasetInfo
 from ._synthetic import (
     make_banana,
@@ -31,6 +40,7 @@ from ._synthetic import (
 
 __all__ = [
     "DATA_ENV_VAR",
+    "DOWNLOAD_ENV_VAR",
     "DataFile",
     "DatasetInfo",
     "get_data_home",

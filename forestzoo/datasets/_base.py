@@ -1,4 +1,6 @@
-"""Loading datasets: bundled package data, or files in a data directory."""
+"""Loading datasets: bundled package data, files in a data directory, or (when the user
+opts in with ``FORESTZOO_DOWNLOAD=1``) OpenML for a missing file whose dataset records
+an OpenML id."""
 
 import hashlib
 import os
@@ -20,11 +22,14 @@ from ._readers import (
 )
 from ._registry import REGISTRY
 
-__all__ = ["DATA_ENV_VAR", "get_data_home", "get_dataset_info", "list_datasets",
-           "load_dataset"]
+__all__ = ["DATA_ENV_VAR", "DOWNLOAD_ENV_VAR", "get_data_home", "get_dataset_info",
+           "list_datasets", "load_dataset"]
 
 #: Environment variable naming the directory that holds non-bundled dataset files.
 DATA_ENV_VAR = "FORESTZOO_DATA"
+#: Environment variable that, set to 1, lets a missing data-directory file be fetched
+#: from OpenML (``sklearn.datasets.fetch_openml``) when its dataset records an OpenML id.
+DOWNLOAD_ENV_VAR = "FORESTZOO_DOWNLOAD"
 
 _TASKS = ("classification", "regression")
 
@@ -94,14 +99,68 @@ def _check_sha256(path, expected, source=None):
         )
 
 
+def _download_allowed():
+    return os.environ.get(DOWNLOAD_ENV_VAR, "").strip().lower() in ("1", "true", "yes")
+
+
+def _fetches_from_openml(info, home):
+    """True when a file of ``info`` is missing, the user opted in and an OpenML id is known."""
+    return (info.openml_id is not None and _download_allowed() and not info.bundled
+            and not info.synthetic
+            and (home is None or any(not (home / f.name).is_file() for f in info.files)))
+
+
 def _missing_file_error(info, file, home):
     where = f"the data directory {home}" if home is not None else "a data directory"
+    if info.openml_id is None and _download_allowed():
+        fetch = (f" {DOWNLOAD_ENV_VAR}=1 is set, but no OpenML id is recorded for "
+                 f"{info.name!r}, so it cannot be fetched; only the file will do.")
+    elif info.openml_id is not None:
+        fetch = (f" Or, with a network, set {DOWNLOAD_ENV_VAR}=1 to fetch it from OpenML "
+                 f"(data_id {info.openml_id}) with sklearn.datasets.fetch_openml instead.")
+    else:
+        fetch = ""
     return FileNotFoundError(
         f"Dataset {info.name!r} is not bundled with forestzoo; it needs the file "
         f"{file.name!r} (sha256 {file.sha256}) in {where}. Put the file in a directory "
         f"and name that directory with data_home= (forestzoo bench --data-home) or the "
-        f"{DATA_ENV_VAR} environment variable. The file comes from: {info.source}."
+        f"{DATA_ENV_VAR} environment variable. The file comes from: {info.source}.{fetch}"
     )
+
+
+def _frame_column(col):
+    """One column of an OpenML frame as float64: numbers as they are, categories
+    (and any text the parser left as objects) as their codes, missing as NaN."""
+    import pandas as pd
+
+    if not pd.api.types.is_numeric_dtype(col) and not isinstance(col.dtype, pd.CategoricalDtype):
+        col = col.astype("category")  # text: codes in sorted order
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        codes = col.cat.codes.to_numpy(dtype=np.float64)
+        codes[codes < 0] = np.nan
+        return codes
+    return col.to_numpy(dtype=np.float64, na_value=np.nan)
+
+
+def _load_openml(info):
+    """``(X, y)`` of ``info`` fetched by its OpenML id, in the file loader's contract."""
+    from sklearn.datasets import fetch_openml
+
+    bunch = fetch_openml(data_id=info.openml_id, as_frame=True, parser="auto")
+    frame, target = bunch.data, bunch.target
+    what = f"OpenML data_id {info.openml_id} (for dataset {info.name!r})"
+    if target is None or getattr(target, "ndim", 1) != 1:
+        raise ValueError(f"{what} has no single default target column.")
+    if target.isna().any():
+        raise ValueError(f"{what} has rows without a target.")
+    X = np.ascontiguousarray(np.column_stack([_frame_column(frame[c]) for c in frame.columns]),
+                             dtype=np.float64)
+    if X.shape != (info.n_samples, info.n_features):
+        raise ValueError(f"{what} has {X.shape[0]} rows x {X.shape[1]} features; the "
+                         f"registry records {info.n_samples} x {info.n_features}: not the "
+                         f"same data. Put the file in the data directory instead.")
+    labels = np.asarray(target.astype(str) if info.task == "classification" else target)
+    return X, encode_target(labels, info.task)
 
 
 def _load_bundled(info):
@@ -149,6 +208,8 @@ def check_files(name, data_home=None):
     if info.synthetic or info.bundled:
         return
     home = get_data_home(data_home)
+    if _fetches_from_openml(info, home):
+        return
     for file in info.files:
         _checked_path(info, file, home)
 
@@ -156,7 +217,7 @@ def check_files(name, data_home=None):
 def load_with_parts(name, data_home=None):
     """``(X, y, part)``: all rows, ``part[i]`` being ``"train"``, ``"test"`` or ``"all"``."""
     info = get_dataset_info(name)
-    if not info.splits:
+    if not info.splits or _fetches_from_openml(info, get_data_home(data_home)):
         X, y = load_dataset(name, data_home=data_home)
         return X, y, np.full(len(y), "all")
     X, y, _, part = _load_from_dir(get_dataset_info(name), get_data_home(data_home), None,
@@ -216,6 +277,14 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     data_home : str or path-like, optional
         Directory holding the files of non-bundled datasets. Defaults to the
         ``FORESTZOO_DATA`` environment variable. Ignored for bundled datasets.
+        When a file is missing there, the environment variable
+        ``FORESTZOO_DOWNLOAD=1`` (off by default) fetches the dataset from
+        OpenML instead, with ``sklearn.datasets.fetch_openml`` and its cache,
+        if the registry records an OpenML id (``info.openml_id``). The OpenML
+        copy is not checksum-checked and may encode the same rows differently
+        (category codes in OpenML's order, unknown values as NaN); its shape
+        must match the registry's; it has no split, alternative target or
+        group column.
     split : {"train", "test"} or None
         For datasets with an official train/test split (``info.splits``), load
         only that part. ``None`` loads all rows, train rows first.
@@ -243,8 +312,9 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     ValueError
         Unknown name or split, or a file whose sha256 does not match.
     FileNotFoundError
-        A non-bundled dataset whose file is not in the data directory; the
-        message says which file and where to put it.
+        A non-bundled dataset whose file is not in the data directory (and
+        that is not fetched from OpenML); the message says which file and
+        where to put it.
 
     Examples
     --------
@@ -269,5 +339,13 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     if info.bundled:
         X, labels = _load_bundled(info)
         return X, encode_target(labels, info.task)
-    X, y, groups = _load_from_dir(info, get_data_home(data_home), split)
+    home = get_data_home(data_home)
+    if _fetches_from_openml(info, home):
+        if split is not None or target is not None or return_groups:
+            raise ValueError(f"Dataset {name!r} would be fetched from OpenML (its file is not in "
+                             f"the data directory), and the OpenML copy has no official split, "
+                             f"alternative target or group column: split=, target= and "
+                             f"return_groups= need the file.")
+        return _load_openml(info)
+    X, y, groups = _load_from_dir(info, home, split)
     return (X, y, groups) if return_groups else (X, y)

@@ -21,6 +21,10 @@ named ``<name>_<target>`` (so that a benchmark suite can name either); the
 ``tables`` names the files of ``shared/paper_tables`` whose figures use the
 dataset and ``paper_names`` the names those tables give it, so that reports can
 print the paper's figure beside a measured one.
+
+``openml_id`` is the OpenML ``data_id`` of the same data, recorded only where it
+could be verified (see ``_OPENML_IDS``); with ``FORESTZOO_DOWNLOAD=1`` a missing
+data-directory file is then fetched with ``sklearn.datasets.fetch_openml``.
 """
 
 from dataclasses import dataclass, replace
@@ -61,6 +65,7 @@ class DatasetInfo:
     targets: tuple[tuple[str, int], ...] = ()  # (name, column) of alternative targets
     group_name: str | None = None  # what load_dataset(return_groups=True) returns
     generator: str | None = None  # synthetic: function of forestzoo.datasets drawing it
+    openml_id: int | None = None  # OpenML data_id of the same data (verified ones only)
 
     @property
     def bundled(self):
@@ -517,3 +522,14 @@ def _record_paper_use():
 
 
 _record_paper_use()
+
+# OpenML data_ids, recorded only where they could be checked offline: MANIFEST.tsv states
+# none, and scikit-learn 1.9.1 ships OpenML's own description of these two in its test
+# data (sklearn/datasets/tests/data/openml/id_61, id_1590): "iris" version 1 from UCI,
+# 150 x 4, 3 classes; "adult" version 2, "the original version from the UCI repository,
+# with training and test sets merged", 48842 rows, the same 14 features as PMLB's adult.
+# OpenML's adult codes its categories itself and leaves the 6465 unknown values ("?")
+# missing, so a fetched copy is another encoding of the same rows (see load_dataset).
+_OPENML_IDS = {"iris": 61, "adult": 1590}
+for _name, _id in _OPENML_IDS.items():
+    REGISTRY[_name] = replace(REGISTRY[_name], openml_id=_id)

@@ -5,6 +5,6 @@ autoencoders over leaf-indicator vectors and hedged by multi-path estimation.
 """
 
 from ._forest import DenoisingConvergenceWarning, DenoisingRandomForestClassifier, DenoisingRandomForestRegressor
-from ._noise import corrupt, normalized_l1_error
+from ._noise import MeanReplacementNoise, corrupt, normalized_l1_error
 
 __all__ = ["DenoisingRandomForestRegressor", "DenoisingRandomForestClassifier"]

@@ -1,5 +1,7 @@
 """Test-time noise of Hibino et al. (2017), and their error measure."""
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -62,3 +64,35 @@ def normalized_l1_error(y_true, y_pred):
     y_true = np.asarray(y_true, dtype=np.float64)
     y_pred = np.asarray(y_pred, dtype=np.float64)
     return float(np.abs(y_pred - y_true).sum() / np.abs(y_true).sum())
+
+
+@dataclass(frozen=True)
+class MeanReplacementNoise:
+    """The paper's test-time noise as a benchmark suite's ``test_transform``.
+
+    Called as ``noise(X_train, X_test, random_state)``, it returns a copy of ``X_test`` in
+    which every row has ``floor(fraction * n_features + 1/2)`` features, drawn at random,
+    replaced by their mean over ``X_train`` (Section 4: "we replaced several elements of the
+    samples with the average value across all the samples"); the training rows stay clean.
+    The ``denoising`` suite of ``forestzoo bench`` uses ``fraction=0.375``.
+
+    Parameters
+    ----------
+    fraction : float in [0, 1]
+        The paper's S/N (0.125: one feature in eight).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from forestzoo.denoising import MeanReplacementNoise
+    >>> X_train = np.array([[0.0, 10.0], [2.0, 30.0]])          # feature means 1 and 20
+    >>> X_noisy = MeanReplacementNoise(0.5)(X_train, np.array([[5.0, 50.0]]), random_state=0)
+    >>> int(np.sum(X_noisy == [1.0, 20.0]))                     # one feature of two replaced
+    1
+    """
+
+    fraction: float = 0.375
+
+    def __call__(self, X_train, X_test, random_state=None):
+        mean = np.mean(np.asarray(X_train, dtype=np.float64), axis=0)
+        return corrupt(X_test, self.fraction, "mean", mean, random_state=random_state)[0]
