@@ -343,3 +343,26 @@ def test_bootstrap_of_only_zero_weight_rows_falls_back_to_the_weighted_rows():
     forest = forestzoo.RandomForestClassifier(n_estimators=30, random_state=0)
     forest.fit(X, y, sample_weight=sample_weight)
     assert all(e.tree_.nodes["weighted_n_samples"][0] > 0 for e in forest.estimators_)
+
+
+def test_thread_batches_keep_order_raise_and_run_inline_with_one_job():
+    import threading
+
+    import pytest
+
+    from forestzoo._threads import ThreadBatches
+
+    with ThreadBatches(2) as threads:
+        assert threads.map(lambda a, b: a * b, range(5), range(5)) == [0, 1, 4, 9, 16]
+        names = set(threads.map(lambda _: threading.current_thread().name, range(8)))
+        assert all(n.startswith("forestzoo") for n in names)
+
+        def boom(i):
+            if i == 3:
+                raise ValueError("call 3 failed")
+            return i
+
+        with pytest.raises(ValueError, match="call 3 failed"):
+            threads.map(boom, range(6))
+    with ThreadBatches(1) as threads:
+        assert threads.map(lambda _: threading.current_thread().name, range(3)) == [threading.current_thread().name] * 3

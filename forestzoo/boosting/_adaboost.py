@@ -11,7 +11,7 @@ resampling unless ``resample=True``).  The round updates themselves live in
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from .._threads import ThreadBatches
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -307,10 +307,10 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
             return tree, f, err
 
         # per-class trees of one round: milliseconds each, on threads of this process (see _gradient.py)
-        with Parallel(n_jobs=self.n_jobs, require="sharedmem") as parallel:
+        with ThreadBatches(self.n_jobs) as threads:
             for round_seeds in seeds:
                 P = softmax(F) if logit else None
-                out = parallel(delayed(fit_one)(c, s, P) for c, s in enumerate(round_seeds))
+                out = threads.map(lambda c, s: fit_one(c, s, P), range(len(round_seeds)), round_seeds)
                 f = np.column_stack([o[1] for o in out])
                 if logit:
                     logit_update(F, f, self.learning_rate)

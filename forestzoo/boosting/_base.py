@@ -6,7 +6,7 @@ grows one shallow tree per round (per class and round for the K-class
 algorithms) with that round's weights, through :func:`forestzoo.tree._builder.grow`.
 Nothing here copies the grower or the predictor: rows are routed with
 :meth:`Tree.apply` and ensembles are summed with the engine's
-:func:`accumulate_tree`.
+:func:`accumulate_compact`.
 """
 
 import threading
@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._engine.binning import MAX_BINS
 from .._engine.splitters import SPLITTERS
-from .._engine.tree import accumulate_tree
+from .._engine.tree import accumulate_compact
 from ..tree._builder import grow, resolve_max_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor, min_counts
 
@@ -136,10 +136,14 @@ def accumulate(X, items, out, n_jobs=None):
     """
     bounds = row_blocks(X.shape[0], n_jobs)
 
+    compact = [tree.compact for tree, _, _ in items]  # derived once, before the threads start
+
     def run(a, b):
-        for tree, values, col in items:
+        leaves = np.empty(b - a, dtype=np.intp)
+        for (tree, values, col), c in zip(items, compact):
             block = out[a:b, col:col + values.shape[1]]
-            accumulate_tree(X[a:b], tree.nodes, values, tree.obl_ptr, tree.obl_feature, tree.obl_weight, block)
+            accumulate_compact(X[a:b], c, tree.nodes, values, tree.obl_ptr, tree.obl_feature, tree.obl_weight,
+                               leaves, block)
 
     if len(bounds) == 2:
         run(0, X.shape[0])

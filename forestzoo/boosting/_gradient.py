@@ -12,7 +12,7 @@ predictor then serves the stored values directly: the raw prediction is
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from .._threads import ThreadBatches
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
@@ -129,9 +129,9 @@ class BaseGradientBoosting(EngineEstimator):
             return tree, leaf
 
         # The K trees of a round share r, h and F and take milliseconds each: they run on threads of
-        # this process (require="sharedmem"), also under a Dask joblib backend, where a task per
+        # this process (forestzoo._threads), also under a Dask joblib backend, where a task per
         # tree and round would cost more than the tree.
-        with Parallel(n_jobs=self.n_jobs, require="sharedmem") as parallel:
+        with ThreadBatches(self.n_jobs) as threads:
             for m, round_seeds in enumerate(seeds):
                 w = sw
                 if n_sub < n:  # stochastic gradient boosting: a subsample without replacement (Friedman 2002)
@@ -146,7 +146,7 @@ class BaseGradientBoosting(EngineEstimator):
                 if n_cols == 1:
                     out = [fit_column(0, round_seeds[0], r, h, w)]
                 else:
-                    out = parallel(delayed(fit_column)(k, s, r, h, w) for k, s in enumerate(round_seeds))
+                    out = threads.map(lambda k, s: fit_column(k, s, r, h, w), range(len(round_seeds)), round_seeds)
                 for k, (tree, leaf) in enumerate(out):
                     F[:, k] += tree.values[leaf, 0]  # step 2d
                 trees.append([learners.wrap(t, s) for (t, _), s in zip(out, round_seeds)])
