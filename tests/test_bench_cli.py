@@ -212,6 +212,23 @@ def test_partial_cells_are_shown_but_not_ranked(temp_model):
     assert "N = 2 datasets" in text and "left out: iris" in text
 
 
+def test_a_model_without_results_on_most_datasets_is_left_out_of_the_ranks(temp_model):
+    # e.g. a model whose warm-up (a cold Numba cache) used its whole time budget: without the
+    # rule, no dataset has a result for every model and the report would show no ranks at all
+    class Fails(DummyClassifier):
+        def fit(self, X, y):
+            raise RuntimeError("never fits")
+
+    temp_model("never", lambda n_estimators, n_jobs, random_state: Fails())
+    run = run_suite("quick", models=["ET", "DT", "never"], datasets=["iris", "wine", "seeds"],
+                    folds=2, n_estimators=3, n_jobs=1, warm_up=False)
+    text = format_report(run.results)
+    assert "Left out of the ranks, with results on at most half of the datasets: never (0 of 3)." in text
+    assert "N = 3 datasets" in text
+    ranks = text[text.index("| model | average rank |"):].split("\n\n")[0]
+    assert "| ET |" in ranks and "| DT |" in ranks and "never" not in ranks
+
+
 def test_protocols_holdout_official_and_zscore(monkeypatch, tmp_path, temp_model):
     seen = []
 

@@ -159,14 +159,25 @@ def _md_table(header, rows, align=None):
 
 
 def _stats_section(mean, datasets, models, higher, metric, cd_png, suite_name):
+    lines = []
+    # A model with results on at most half of the datasets (e.g. skipped everywhere by the
+    # time budget) would otherwise leave no dataset on which every model has a result:
+    # rank the others and say which were left out.
+    counts = (~np.isnan(mean)).sum(axis=0)
+    keep = 2 * counts > len(datasets)
+    if keep.sum() >= 2 and not keep.all():
+        dropped = [f"{m} ({c} of {len(datasets)})" for m, c, kp in zip(models, counts, keep) if not kp]
+        lines += [f"Left out of the ranks, with results on at most half of the datasets: "
+                  f"{', '.join(dropped)}.", ""]
+        mean = mean[:, keep]
+        models = [m for m, kp in zip(models, keep) if kp]
     complete = ~np.isnan(mean).any(axis=1)
     N, k = int(complete.sum()), len(models)
-    lines = []
     if k < 2:
-        return ["One model: no ranks to compare."], None
+        return lines + ["One model: no ranks to compare."], None
     if N < 2:
-        return [f"Fewer than two datasets with a result for every model (N = {N}): no "
-                f"ranks or tests."], None
+        return lines + [f"Fewer than two datasets with a result for every model (N = {N}): no "
+                        f"ranks or tests."], None
     scores = mean[complete]
     res = stats.friedman_test(scores, higher_is_better=higher)
     R = res.average_ranks
