@@ -157,3 +157,12 @@ def test_first_partial_fit_needs_classes_and_regressor_rejects_bad_targets():
     with pytest.raises(ValueError, match="finite"):
         r.partial_fit(X, np.full(50, np.inf))
     assert _state(r) == before
+
+
+@pytest.mark.parametrize("y", [np.array(["a", 1] * 10, dtype=object), ["a", 1] * 10])
+def test_mixed_string_and_number_labels_get_the_shared_message(y):
+    # found by the 1,000-input fuzz run: fit sorted the labels (np.unique) before the shared
+    # check, and raised TypeError "'<' not supported between 'int' and 'str'"
+    X = np.random.RandomState(0).rand(20, 3)
+    with pytest.raises(ValueError, match="mixes string and non-string labels"):
+        OnlineRandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)

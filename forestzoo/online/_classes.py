@@ -106,6 +106,7 @@ class BaseOnlineForest(BaseEstimator):
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
             classes = None
             if self._is_classifier():
+                _check_labels(y)  # a mix of strings and numbers: the shared message, before np.unique sorts them
                 check_classification_targets(np.asarray(y) if not hasattr(y, "iloc") else y)
                 classes = np.unique(np.asarray(y))
             return self._partial_fit(X, y, classes)
