@@ -282,24 +282,10 @@ def fit_logistic(Z, t, w, C, max_iter=20, tol=1e-10):
                 ha = hi * x[a]
                 for c in range(a, q + 1):
                     H[a, c] += ha * x[c]
-        for a in range(q + 1):
-            for c in range(a):
-                H[a, c] = H[c, a]
-        step = np.linalg.solve(H, grad)
-        dec = np.dot(step, grad)
+        step, dec = _newton_direction(H, grad)
         if not dec > tol * (1.0 + abs(obj)):
             break
-        s = 1.0
-        accepted = False
-        while s > 1e-4:
-            cand = beta - s * step
-            new = _logistic_objective(Z, y, w, cand, C)
-            if new <= obj - 1e-4 * s * dec:
-                beta = cand
-                obj = new
-                accepted = True
-                break
-            s *= 0.5
+        beta, obj, accepted = _backtrack(_OBJ_LOGISTIC, Z, y, w, beta, obj, step, dec, C)
         if not accepted:
             break
     return _one(beta[:q].copy(), -beta[q])
@@ -364,25 +350,42 @@ def fit_svm(Z, t, w, C, max_iter=30, tol=1e-4):
             g0 = gnorm
         if gnorm <= tol * g0 or gnorm == 0.0:
             break
-        for a in range(q + 1):
-            for b in range(a):
-                H[a, b] = H[b, a]
-        step = np.linalg.solve(H, grad)
-        dec = np.dot(step, grad)
-        s = 1.0
-        accepted = False
-        while s > 1e-4:
-            cand = beta - s * step
-            new = _svm_objective(Z, y, w, cand, C)
-            if new <= obj - 1e-4 * s * dec:
-                beta = cand
-                obj = new
-                accepted = True
-                break
-            s *= 0.5
+        step, dec = _newton_direction(H, grad)
+        beta, obj, accepted = _backtrack(_OBJ_SVM, Z, y, w, beta, obj, step, dec, C)
         if not accepted:
             break
     return _one(beta[:q].copy(), -beta[q])
+
+
+# -- Newton solvers' shared steps ------------------------------------------------------------
+_OBJ_LOGISTIC, _OBJ_SVM = 0, 1  # which objective _backtrack evaluates
+
+
+@njit
+def _newton_direction(H, grad):
+    """Newton step ``H^-1 grad`` from the upper triangle of ``H`` (mirrored here) and its decrement."""
+    for a in range(H.shape[0]):
+        for c in range(a):
+            H[a, c] = H[c, a]
+    step = np.linalg.solve(H, grad)
+    return step, np.dot(step, grad)
+
+
+@njit
+def _backtrack(kind, Z, y, w, beta, obj, step, dec, C):
+    """Armijo backtracking along ``-step`` (sufficient decrease 1e-4, halving down to 1e-4).
+
+    Returns ``(beta, objective, accepted)``; ``beta`` is unchanged when no
+    step length was accepted.
+    """
+    s = 1.0
+    while s > 1e-4:
+        cand = beta - s * step
+        new = _logistic_objective(Z, y, w, cand, C) if kind == _OBJ_LOGISTIC else _svm_objective(Z, y, w, cand, C)
+        if new <= obj - 1e-4 * s * dec:
+            return cand, new, True
+        s *= 0.5
+    return beta, obj, False
 
 
 # -- MPSVM -----------------------------------------------------------------------------------
