@@ -18,6 +18,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone, is_classifier
 
 import forestzoo
+from _estimators import fast_instance
 from forestzoo.io import load, save
 
 ESTIMATORS = forestzoo.all_estimators()
@@ -32,14 +33,6 @@ def _ids(pairs):
 
 def _params(pairs):
     return [cls for _, cls in pairs]
-
-
-def fast_instance(Estimator, **params):
-    estimator = Estimator()
-    fast = {k: v for k, v in {"n_estimators": 5, "random_state": 0}.items() if k in estimator.get_params()}
-    fast.update(getattr(Estimator, "_fast_check_params", {}))
-    fast.update(params)
-    return estimator.set_params(**fast)
 
 
 def data(estimator, n_samples=80, n_features=5, seed=0):

@@ -29,6 +29,8 @@ from numpy.testing import assert_array_equal
 from sklearn.base import is_classifier
 
 import forestzoo
+from _estimators import fast_instance as _fast_instance
+from _estimators import toy_data
 from forestzoo.io._codec import Encoder
 
 ESTIMATORS = forestzoo.all_estimators()
@@ -52,22 +54,11 @@ def _ids(pairs):
 
 
 def fast_instance(Estimator, **params):
-    estimator = Estimator()
-    fast = {k: v for k, v in {"n_estimators": 5, "random_state": 0}.items() if k in estimator.get_params()}
-    fast.update(getattr(Estimator, "_fast_check_params", {}))
-    fast.update({k: v for k, v in params.items() if k in estimator.get_params()})
-    return estimator.set_params(**fast)
+    return _fast_instance(Estimator, only_known=True, **params)
 
 
 def data(estimator, n_samples=80, n_features=4, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    if is_classifier(estimator):
-        y = np.arange(n_samples) % 3
-        X[:, 0] += y
-    else:
-        y = X[:, 0] + 0.1 * rng.normal(size=n_samples)
-    return X, y
+    return toy_data(estimator, n_samples, n_features, seed)
 
 
 def snapshot(model, X):

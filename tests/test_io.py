@@ -18,9 +18,9 @@ import zipfile
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
-from sklearn.base import is_classifier
 
 import forestzoo
+from _estimators import fast_instance, toy_data
 from forestzoo.io import FORMAT_VERSION, ModelFormatError, UntrustedTypeError, load, read_header, save
 from forestzoo.io._codec import Encoder
 
@@ -31,26 +31,10 @@ parametrize_estimators = pytest.mark.parametrize(
 OUTPUT_METHODS = ("predict", "predict_proba", "decision_function", "apply", "transform")
 
 
-def fast_instance(Estimator, **params):
-    estimator = Estimator()
-    fast = {k: v for k, v in {"n_estimators": 5, "random_state": 0}.items() if k in estimator.get_params()}
-    fast.update(getattr(Estimator, "_fast_check_params", {}))
-    fast.update(params)
-    return estimator.set_params(**fast)
-
-
 def small_data(estimator, n_samples=60, n_features=4, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    if is_classifier(estimator):
-        y = np.arange(n_samples) % 3
-        X[:, 0] += y
-    else:
-        y = X[:, 0] + 0.1 * rng.normal(size=n_samples)
-    return X, y
+    return toy_data(estimator, n_samples, n_features, seed)
 
 
-@functools.lru_cache(maxsize=None)
 def fitted(Estimator):
     estimator = fast_instance(Estimator)
     X, y = small_data(estimator)
