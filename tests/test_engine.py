@@ -236,3 +236,65 @@ def test_kernel_cache_stamp_tracks_every_kernel_source():
     assert len(digest) == 64
     if _jit._STAMP.is_file():  # absent on a read-only install
         assert _jit._STAMP.read_text().strip() == digest
+
+
+def _regression_with_nan(seed, n, d, n_values=None):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    if n_values is not None:  # few distinct values: hist and exact see the same candidates
+        X = np.round(X * n_values / 4).astype(np.float32)
+    X[rng.rand(n, d) < 0.05] = np.nan
+    y = np.nan_to_num(X[:, 0]) * 2 + np.isnan(X[:, 1]) * 3 + rng.normal(size=n)
+    w = rng.randint(1, 4, size=n).astype(np.float64)
+    return X, np.zeros(n, np.int32), y.astype(np.float64), w
+
+
+def test_hist_regression_splits_equal_exact_splits_with_missing_values():
+    # squared error on histograms sums (rows, w, w y) per bin and takes sum w y**2 from the
+    # node (hist._split_histogram_sq); with few distinct values its candidates are the exact
+    # splitter's, so both must grow the same tree, NaN sides included
+    X, yk, yr, w = _regression_with_nan(0, 4000, 6, n_values=30)
+    trees = [grow(prepare_data(X, s, 255), yk, yr, w, "squared_error", 1, seed=0, max_features=None,
+                  max_depth=5, min_samples_split=400) for s in ("hist", "exact")]
+    a, b = (t.nodes for t in trees)
+    assert trees[0].node_count > 20
+    for field in ("left", "right", "feature", "threshold", "missing_left", "n_samples"):
+        np.testing.assert_array_equal(a[field], b[field], err_msg=field)
+    np.testing.assert_allclose(a["improvement"], b["improvement"], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(trees[0].values, trees[1].values)
+
+
+@pytest.mark.parametrize("criterion", ["squared_error", "gini"])
+def test_histograms_built_on_threads_give_the_same_tree(criterion, monkeypatch):
+    import forestzoo._engine.hist_threads as hist_threads
+
+    calls = []
+    original = hist_threads.run_blocks
+
+    def counting(kernel, n_items, n_threads, *args):
+        calls.append(n_threads)
+        return original(kernel, n_items, n_threads, *args)
+
+    monkeypatch.setattr(hist_threads, "run_blocks", counting)
+    X, yk, yr, w = _regression_with_nan(1, 8000, 40)
+    n_values = 1
+    if criterion == "gini":
+        yk = (yr > np.median(yr)).astype(np.int32) + (yr > np.percentile(yr, 80)).astype(np.int32)
+        n_values = 3
+    data = prepare_data(X, "hist", 255)
+    one, two = (grow(data, yk, yr, w, criterion, n_values, seed=2, max_features=None, max_depth=6, hist_threads=t,
+                     return_leaves=True) for t in (1, 2))
+    assert calls and all(t == 2 for t in calls)  # the threaded build ran (root and large children)
+    assert np.array_equal(one[0].nodes, two[0].nodes)
+    assert np.array_equal(one[0].values, two[0].values)
+    assert np.array_equal(one[1], two[1])
+    assert one[0].n_split_evaluations == two[0].n_split_evaluations
+
+
+def test_binning_on_threads_gives_the_same_codes():
+    X, _, _, _ = _regression_with_nan(2, 3000, 9)
+    one = compute_bin_edges(X, 64, n_threads=1)
+    two = compute_bin_edges(X, 64, n_threads=2)
+    np.testing.assert_array_equal(one[0], two[0])
+    np.testing.assert_array_equal(one[1], two[1])
+    np.testing.assert_array_equal(bin_data(X, *one, n_threads=1), bin_data(X, *one, n_threads=3))

@@ -10,6 +10,7 @@ on raw values, sends every training row where the grower sent it.
 import numpy as np
 
 from .._jit import njit
+from .._threads import run_blocks
 
 MISSING_BIN = 255
 MAX_BINS = 255  # value bins; one more code (255) is the missing-value bin
@@ -36,7 +37,7 @@ def _feature_edges(col, max_bins):
     return np.where(mid >= hi, lo, mid)
 
 
-def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0):
+def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0, n_threads=1):
     """Bin edges of every feature.
 
     Parameters
@@ -44,6 +45,8 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0)
     X : ndarray (n_samples, n_features), float32 or float64, NaN allowed.
     max_bins : int in [2, 255], number of value bins per feature.
     subsample : int, quantiles are computed on at most this many rows.
+    n_threads : int, threads over blocks of features (numpy's sort releases
+        the GIL); the edges do not depend on it.
 
     Returns
     -------
@@ -58,21 +61,25 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0)
         X = X[rows]
     edges = np.full((n_features, max_bins - 1), np.inf, dtype=np.float64)
     n_bins = np.empty(n_features, dtype=np.int32)
-    for f in range(n_features):
-        e = _feature_edges(X[:, f], max_bins)
-        edges[f, : e.size] = e
-        n_bins[f] = e.size + 1
+
+    def edges_of(f_lo, f_hi):
+        for f in range(f_lo, f_hi):
+            e = _feature_edges(X[:, f], max_bins)
+            edges[f, : e.size] = e
+            n_bins[f] = e.size + 1
+
+    run_blocks(edges_of, n_features, n_threads)
     return edges, n_bins
 
 
 @njit
-def _bin_columns(X, edges, n_bins, out):
-    # row blocks keep both the read of X (row-major) and the write of out
-    # (feature-major) inside the cache
+def _bin_columns(X, edges, n_bins, out, f_lo, f_hi):
+    # codes of the features f_lo .. f_hi - 1; row blocks keep both the read of
+    # X (row-major) and the write of out (feature-major) inside the cache
     block = 512
     for r0 in range(0, X.shape[0], block):
         r1 = min(r0 + block, X.shape[0])
-        for f in range(X.shape[1]):
+        for f in range(f_lo, f_hi):
             n_edges = n_bins[f] - 1
             for i in range(r0, r1):
                 v = X[i, f]
@@ -91,12 +98,13 @@ def _bin_columns(X, edges, n_bins, out):
                 out[f, i] = lo
 
 
-def bin_data(X, edges, n_bins):
+def bin_data(X, edges, n_bins, n_threads=1):
     """Codes of ``X`` as ``uint8`` in feature-major layout ``(n_features, n_samples)``.
 
     Feature-major storage makes the histogram loop read one contiguous row of
     codes per feature while it walks the node's (sorted) sample indices.
+    ``n_threads`` threads code blocks of features (the codes do not depend on it).
     """
     out = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
-    _bin_columns(X, edges, n_bins, out)
+    run_blocks(_bin_columns, X.shape[1], n_threads, X, edges, n_bins, out)
     return out

@@ -27,6 +27,7 @@ import numpy as np
 from .._jit import njit
 from .binning import MISSING_BIN
 from .criteria import SQUARED_ERROR, node_value, weighted_impurity
+from .hist_threads import MIN_PARALLEL_WORK, build_in_threads
 from .node_model import (
     NODE_AXIS, NODE_AXIS_SUBTREE, NODE_BEST, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
     OUT_SIZE, OUT_THRESHOLD, dispatch,
@@ -101,9 +102,20 @@ def _ask_node_model(node_model, idx, w, yk, yr, go_left, start, end, depth, tot,
     return status
 
 
+@njit
+def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target, n_threads):
+    """Every feature's histogram of the node into ``target``, on ``n_threads`` threads.
+
+    Python (:mod:`.hist_threads`) through ``objmode``, kept out of
+    :func:`grow_tree` for the same reason as :func:`_ask_node_model`.
+    """
+    with numba.objmode():
+        build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target, n_threads)
+
+
 @njit(inline="always")
 def find_split(
-    Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter, max_features,
+    Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, max_features,
     min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
@@ -142,14 +154,14 @@ def find_split(
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
-                    build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, h)
+                    build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, h)
                     n_evals[0] += n
                 ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
             elif n < SMALL_NODE:
                 ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
                 n_evals[0] += n
             else:
-                build_histogram(Xb[f], idx, start, end, w, yk, yr, n_bins[f], criterion, scratch[0])
+                build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, scratch[0])
                 ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
                 n_evals[0] += n
         else:
@@ -160,10 +172,10 @@ def find_split(
 
 
 @njit(inline="always")
-def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf, yrbuf,
-               go_left, criterion, tot_left, tot_right):
+def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
+               yrbuf, wybuf, go_left, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
-    ``w``, ``yk``, ``yr`` that travel with it; returns the left size.
+    ``w``, ``yk``, ``yr``, ``wy`` that travel with it; returns the left size.
 
     ``feature < 0`` marks a node model's split: row ``p`` goes left when
     ``go_left[p]`` (filled by the model, indexed by node position).
@@ -171,7 +183,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
     Branch-free: every row is written to both its left slot (in place, at or
     before the row being read) and its right slot (in ``buf``), and only the
     matching counter advances.  Only the target the criterion reads moves
-    (``yr`` for squared error, ``yk`` otherwise).
+    (``yr`` and ``wy = w * yr`` for squared error, ``yk`` otherwise).
 
     The children's statistics (as :func:`_node_totals` would sum them) are
     accumulated on the way into ``tot_left`` and ``tot_right``: every row is
@@ -213,6 +225,9 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
             yrp = yr[p]
             yr[q] = yrp
             yrbuf[n_right] = yrp
+            wyp = wy[p]
+            wy[q] = wyp
+            wybuf[n_right] = wyp
             s1_left += fl * wp * yrp
             s1_right += fr * wp * yrp
             s2_left += fl * wp * yrp * yrp
@@ -231,6 +246,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
     if regression:
         for q in range(n_right):
             yr[start + n_left + q] = yrbuf[q]
+            wy[start + n_left + q] = wybuf[q]
         tot_left[2] = s1_left
         tot_left[3] = s2_left
         tot_right[2] = s1_right
@@ -249,7 +265,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, bin_, thre
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
     min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-    node_model, sdt, n_evals, pool_buf, row_leaf,
+    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -282,15 +298,22 @@ def grow_tree(
     row_leaf : int32, one entry per row of the data (or empty): filled with the
         leaf each training row ends in (rows of weight 0 are left untouched),
         so that boosting can set leaf values without a separate ``apply``.
+    hist_threads : threads that build a node's histograms (hist splitter with
+        the pool, i.e. every feature evaluated), for nodes of at least
+        :data:`.hist_threads.MIN_PARALLEL_WORK` (rows x features); 1 builds
+        them all on this thread.  The tree does not depend on it.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
     # node-ordered copies, permuted together with idx
     w = w[idx]
     yk = yk[idx]
     yr = yr[idx]
+    # w * y of every row (squared error): what the histograms sum, computed once per tree
+    wy = w * yr if criterion == SQUARED_ERROR else np.empty(0)
     wbuf = np.empty_like(w)
     ykbuf = np.empty_like(yk)
     yrbuf = np.empty_like(yr)
+    wybuf = np.empty_like(wy)
     n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
     n_rows = idx.shape[0]
     if max_depth < 0:
@@ -424,8 +447,12 @@ def grow_tree(
                         n_free -= 1
                         slot = free_slots[n_free]
                         ready = 0
+                    if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
+                        _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, pool[slot], hist_threads)
+                        n_evals[0] += n * n_features
+                        ready = 1
                     find_split(
-                        Xb, Xf, n_bins, edges, yk, yr, w, idx, start, end, tot, criterion, splitter,
+                        Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
                         max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
                         rec, sdt, n_evals, unit_w,
                     )
@@ -483,8 +510,8 @@ def grow_tree(
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
         n_left = _partition(
-            Xb, Xf, splitter, idx, w, yk, yr, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
-            buf, wbuf, ykbuf, yrbuf, go_left, criterion, pend_tot[0], pend_tot[1],
+            Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
+            buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
         )
         mid = start + n_left
         table[node, COL_FEATURE] = feature
@@ -514,8 +541,11 @@ def grow_tree(
                     n_free -= 1
                     s_slot = free_slots[n_free]
                 target = pool[s_slot] if s_slot >= 0 else scratch
-                for f in range(n_features):
-                    build_histogram(Xb[f], idx, s_start, s_end, w, yk, yr, n_bins[f], criterion, target[f])
+                if hist_threads > 1 and n_small * n_features >= MIN_PARALLEL_WORK:
+                    _build_in_threads(Xb, n_bins, idx, s_start, s_end, w, yk, wy, criterion, target, hist_threads)
+                else:
+                    for f in range(n_features):
+                        build_histogram(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], criterion, target[f])
                 n_evals[0] += n_small * n_features
                 subtract_histogram(pool[slot], target, n_bins)
                 if small_left:

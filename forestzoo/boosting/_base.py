@@ -68,12 +68,14 @@ class BaseLearners:
         self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
         self.mss, self.msl = min_counts(self.params["min_samples_split"], self.params["min_samples_leaf"], n_samples)
 
-    def grow(self, yk, yr, weights, criterion, n_values, seed, return_leaves=False):
+    def grow(self, yk, yr, weights, criterion, n_values, seed, return_leaves=False, hist_threads=1):
         """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`.
 
         With ``return_leaves``, returns ``(tree, leaves)``, the leaf of every
         row (rows of weight 0 included) without a separate ``apply`` for the
         weighted ones.  Each thread keeps its own histogram pool across rounds.
+        ``hist_threads``: threads that build a large node's histograms (for a
+        round that grows one tree; the tree does not depend on it).
         """
         p = self.params
         workspace = getattr(self._local, "workspace", None)
@@ -82,7 +84,7 @@ class BaseLearners:
         out = grow(
             self.data, yk, yr, weights, criterion, n_values, int(seed), p["max_features"], p["max_depth"],
             self.mss, self.msl, p["min_impurity_decrease"], p["max_leaf_nodes"], p["min_weight_fraction_leaf"],
-            workspace=workspace, return_leaves=return_leaves,
+            workspace=workspace, return_leaves=return_leaves, hist_threads=hist_threads,
         )
         if not return_leaves:
             return out

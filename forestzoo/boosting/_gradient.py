@@ -12,7 +12,7 @@ predictor then serves the stored values directly: the raw prediction is
 from numbers import Integral, Real
 
 import numpy as np
-from .._threads import ThreadBatches
+from joblib import effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
@@ -20,6 +20,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
+from .._threads import ThreadBatches
 from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import prepare_data
 from ..tree._classes import EngineEstimator
@@ -84,7 +85,8 @@ class BaseGradientBoosting(EngineEstimator):
                                  "change validation_fraction or random_state.")
 
         seeds = draw_seeds(rs, self.n_estimators * n_cols).reshape(self.n_estimators, n_cols)
-        data = prepare_data(X, "hist", self.max_bins, seed=int(seeds[0, 0] & 0x7FFFFFFF))
+        data = prepare_data(X, "hist", self.max_bins, seed=int(seeds[0, 0] & 0x7FFFFFFF),
+                            n_threads=effective_n_jobs(self.n_jobs))
         learners = BaseLearners(self, data, X.shape[0], X=X, splitter="hist")
         init = loss.init_raw(target, sw)
         trees, train_score, val_score = self._boost(X, target, sw, val, loss, init, learners, seeds)
@@ -117,13 +119,18 @@ class BaseGradientBoosting(EngineEstimator):
         n_sub = max(1, int(round(self.subsample * n)))
         history = np.full(self.n_iter_no_change or 1, np.inf)
         trees, train_score, val_score = [], [], []
+        # one tree per round: its large nodes' histograms are built on n_jobs threads;
+        # K trees per round: the trees run side by side instead
+        hist_threads = effective_n_jobs(self.n_jobs) if n_cols == 1 else 1
 
         def fit_column(k, seed, r, h, w):
             if newton:  # Newton step as a weighted least-squares fit (FHT 2000; Chen & Guestrin 2016)
                 hk = np.maximum(h[:, k], _H_FLOOR)
-                tree, leaf = learners.grow(zeros_k, r[:, k] / hk, w * hk, "squared_error", 1, seed, return_leaves=True)
+                tree, leaf = learners.grow(zeros_k, r[:, k] / hk, w * hk, "squared_error", 1, seed, return_leaves=True,
+                                           hist_threads=hist_threads)
             else:  # least-squares fit of the negative gradient (ESL Algorithm 10.3, step 2b)
-                tree, leaf = learners.grow(zeros_k, r[:, k], w, "squared_error", 1, seed, return_leaves=True)
+                tree, leaf = learners.grow(zeros_k, r[:, k], w, "squared_error", 1, seed, return_leaves=True,
+                                           hist_threads=hist_threads)
             gamma = loss.leaf_values(k, leaf, tree.node_count, y, F, r, w)  # step 2c
             tree.values[:, 0] = self.learning_rate * gamma  # shrinkage nu (ESL Sec. 10.12.1)
             return tree, leaf

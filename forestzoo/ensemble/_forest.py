@@ -99,7 +99,7 @@ class BaseForest(EngineEstimator):
             warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
 
         data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF),
-                            sample_weight=sample_weight)
+                            sample_weight=sample_weight, n_threads=effective_n_jobs(self.n_jobs))
         if not self.oob_score:
             del X  # the engine reads `data` only; free the float32 copy before growing trees
         mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)

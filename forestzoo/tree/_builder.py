@@ -37,12 +37,13 @@ class TrainingData:
     n_bins: np.ndarray  # int32 (n_features,)
 
 
-def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None):
+def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
     """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest.
 
     With ``sample_weight``, the bin edges are the quantiles of the rows of
     positive weight only: a row of weight 0 is absent from training and must
     not move a threshold (scikit-learn's sample-weight equivalence).
+    ``n_threads`` threads bin blocks of features; the result does not depend on it.
     """
     code = SPLITTERS[splitter]
     n_samples, n_features = X.shape
@@ -50,8 +51,8 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None):
         raise ValueError(f"X has {n_samples} rows; forestzoo trees index rows with int32 (< 2**31 - 1).")
     if code == HIST:
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
-        edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed)
-        Xb = bin_data(X, edges, n_bins)
+        edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed, n_threads=n_threads)
+        Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
     else:
         edges = np.empty((n_features, 0), dtype=np.float64)
@@ -101,7 +102,7 @@ SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
          min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
          min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS, workspace=None,
-         return_leaves=False):
+         return_leaves=False, hist_threads=1):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
@@ -116,7 +117,9 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     histogram pool from one call to the next, which saves its allocation
     when many trees are grown on the same data (boosting).  With
     ``return_leaves``, returns ``(tree, leaves)``: the leaf each row ends in
-    (-1 for rows of weight 0).
+    (-1 for rows of weight 0).  ``hist_threads`` threads build the
+    histograms of large nodes (hist splitter, every feature evaluated); the
+    tree is the same for any value.
     """
     crit = CRITERIA[criterion]
     weights = weights.astype(np.float64, copy=False)
@@ -144,7 +147,7 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
             -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
             float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
             -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
-            pool_buf, row_leaf,
+            pool_buf, row_leaf, int(hist_threads),
         )
 
     if node_model is None:
