@@ -88,6 +88,7 @@ class BaseGradientBoosting(EngineEstimator):
         data = prepare_data(X, "hist", self.max_bins, seed=int(seeds[0, 0] & 0x7FFFFFFF),
                             n_threads=effective_n_jobs(self.n_jobs))
         learners = BaseLearners(self, data, X.shape[0], X=X, splitter="hist")
+        loss.n_threads = effective_n_jobs(self.n_jobs)
         init = loss.init_raw(target, sw)
         trees, train_score, val_score = self._boost(X, target, sw, val, loss, init, learners, seeds)
 
