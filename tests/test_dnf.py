@@ -267,3 +267,18 @@ def test_select_n_estimators_needs_validation():
     X, y = make_classification(40, 4, random_state=0)
     with pytest.raises(ValueError, match="validation_fraction > 0"):
         DNRFClassifier(select_n_estimators=True, validation_fraction=0.0, n_epochs=2).fit(X, y)
+
+
+def test_dndt_mini_batches_shared_by_threads_give_the_same_weights(monkeypatch):
+    # every mini-batch's gradient is the ordered sum of BATCH_PARTS parts, whatever runs them
+    import forestzoo.dnf._kernels as kernels
+
+    calls = []
+    original = kernels.run_blocks
+    monkeypatch.setattr(kernels, "run_blocks", lambda *a: calls.append(a[2]) or original(*a))
+    X, y = make_classification(600, 6, n_informative=4, n_classes=3, random_state=0)
+    fits = [DNDTClassifier(n_epochs=4, max_depth=4, n_jobs=n, random_state=0).fit(X, y) for n in (1, 2)]
+    assert calls and set(calls) == {2}  # only the n_jobs=2 fit went through the threads
+    np.testing.assert_array_equal(fits[0].dnfs_[0].weights, fits[1].dnfs_[0].weights)
+    np.testing.assert_array_equal(fits[0].predict_proba(X), fits[1].predict_proba(X))
+    assert fits[0].finetune_info_[0]["epochs"] == fits[1].finetune_info_[0]["epochs"] > 0

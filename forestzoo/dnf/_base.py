@@ -87,13 +87,14 @@ def augment(Xs):
 
 
 def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batch_size, n_epochs, n_iter_no_change,
-             seed):
+             seed, n_threads=1):
     """Gradient descent on every function of ``dnf`` (converted with slope 1); returns ``(dnf, info)``.
 
     ``grid`` lists ``(init_slope, learning_rate)`` pairs.  With validation
     rows, every function keeps the (pair, epoch) of lowest validation loss,
     epoch 0 being the converted tree itself; without, the last iterate of
-    the first pair.
+    the first pair.  ``n_threads`` threads share every mini-batch (the result
+    does not depend on it).
     """
     n_funcs = dnf.n_funcs
     best = dnf.copy()
@@ -117,7 +118,7 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
         ran = train_dnf(
             Xa, targets, sw, val_sw, train_rows, val_rows, trial.weights, *trial.structure(), float(rate),
             float(momentum), batch, int(n_epochs), patience, make_state(seed + r), block_rows(trial.n_units),
-            out_w, out_loss, out_epoch, curve,
+            out_w, out_loss, out_epoch, curve, int(n_threads),
         )
         improved = np.ones(n_funcs, bool) if r == 0 else out_loss < best_loss
         for j in np.flatnonzero(improved):
@@ -165,13 +166,16 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         funcs = [1] if n_classes == 2 else list(range(n_classes))
         ft_seeds = draw_seeds(np.random.RandomState(int(seeds[1] & 0x7FFFFFFF)), len(trees))
 
+        n_jobs = getattr(self, "n_jobs", None)
+        # one tree (DNDT): its mini-batches are shared by n_jobs threads; several (DNRF): trees run side by side
+        n_threads = effective_n_jobs(n_jobs) if len(trees) == 1 else 1
+
         def one(tree, rows, weights, seed):
             leaf_class = np.argmax(tree.values, axis=1)
             dnf = tree_to_dnf(tree.nodes, leaf_class, X.shape[1], funcs, slope=1.0)
             return finetune(dnf, Xa, yk, weights, sample_weight, rows, val, grid, self.momentum, self.batch_size,
-                            self.n_epochs, self.n_iter_no_change, int(seed))
+                            self.n_epochs, self.n_iter_no_change, int(seed), n_threads)
 
-        n_jobs = getattr(self, "n_jobs", None)
         # parallelism is over trees; BLAS inside the kernels stays on one thread
         with threadpool_limits(limits=1, user_api="blas"):
             done = Parallel(n_jobs=n_jobs, prefer="threads")(

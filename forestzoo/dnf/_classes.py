@@ -87,7 +87,12 @@ class DNDTClassifier(BaseDNF):
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features drawn at every node of the initial tree."""
         + _DNF_PARAMS_DOC.format(n_epochs=100, learning_rate=1.0, momentum=0.9, batch_size=64, init_slope=1.0)
-        + """    random_state : int, RandomState or None, default=None
+        + """    n_jobs : int or None, default=None
+        Threads that share every mini-batch of the fine-tuning (each takes a
+        share of its rows; joblib's rules: ``-1`` all cores, ``None`` one
+        unless a ``parallel_config`` says otherwise).  The fitted weights do not
+        depend on it.
+    random_state : int, RandomState or None, default=None
         Seeds the validation split, the tree and the mini-batch order.
 
     Attributes
@@ -129,7 +134,7 @@ class DNDTClassifier(BaseDNF):
     """
     )
 
-    _parameter_constraints = {**BaseDNF._parameter_constraints, **_TREE_CONSTRAINTS}
+    _parameter_constraints = {**BaseDNF._parameter_constraints, **_TREE_CONSTRAINTS, "n_jobs": [Integral, None]}
     _fast_check_params = {"n_epochs": 3}
     _xfail_checks = {
         "check_sample_weight_equivalence_on_dense_data": (
@@ -140,7 +145,7 @@ class DNDTClassifier(BaseDNF):
 
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_leaf=1, max_features=None,
                  n_epochs=100, learning_rate=1.0, momentum=0.9, batch_size=64, init_slope=1.0,
-                 validation_fraction=0.1, n_iter_no_change=10, standardize=True, random_state=None):
+                 validation_fraction=0.1, n_iter_no_change=10, standardize=True, n_jobs=None, random_state=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -154,6 +159,7 @@ class DNDTClassifier(BaseDNF):
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
         self.standardize = standardize
+        self.n_jobs = n_jobs
         self.random_state = random_state
 
     def _initial_trees(self, Xs, yk, sample_weight, train, seed):

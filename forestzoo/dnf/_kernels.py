@@ -19,13 +19,19 @@ and those subtree sums are accumulated child to parent.
 from a division by ``1 - g_l`` (0 when a term is saturated).
 """
 
+import numba
 import numpy as np
 
 from .._engine.rng import rng_randint
 from .._jit import njit
+from .._threads import run_blocks
 
 #: float64 entries of one (rows x units) scratch block; bounds the memory of a chunk
 _BLOCK_ENTRIES = 1 << 21
+#: A mini-batch's gradient is the sum of this many parts, each over a contiguous share of
+#: the batch's rows, added in order: the parts can run on as many threads, and the sum is
+#: the same whatever the number of threads.
+BATCH_PARTS = 2
 
 
 @njit(inline="always")
@@ -188,9 +194,50 @@ def _validation_loss(Xa, targets, sw, rows, weights, unit_ptr, unit_parent, unit
 
 
 @njit
+def batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr, term_parent,
+                term_right, func_class, chunk, grads, losses, sws, k_lo, k_hi):
+    """Gradient parts ``k_lo .. k_hi - 1`` of the mini-batch ``order[b0:b1]``.
+
+    Part ``k`` covers the rows ``order[b0 + (b1 - b0) k / K : b0 + (b1 - b0) (k + 1) / K]``
+    (``K = grads.shape[0]``) and receives Eq. (8) summed over them in ``grads[k]``,
+    their squared errors per function in ``losses[k]`` and their weight in ``sws[k]``.
+    """
+    n_parts = grads.shape[0]
+    for k in range(k_lo, k_hi):
+        r0 = b0 + (b1 - b0) * k // n_parts
+        r1 = b0 + (b1 - b0) * (k + 1) // n_parts
+        grads[k] = 0.0
+        losses[k] = 0.0
+        sws[k] = 0.0
+        for c0 in range(r0, r1, chunk):
+            idx = order[c0:min(c0 + chunk, r1)]
+            Xb = Xa[idx]
+            Z = np.dot(Xb, weights.T)
+            delta = np.empty_like(Z)
+            dnf_delta(Z, targets[idx], sw[idx], unit_ptr, unit_parent, unit_right, term_ptr, term_parent,
+                      term_right, func_class, delta, losses[k])
+            grads[k] += np.dot(delta.T, Xb)
+            for b in range(idx.shape[0]):
+                sws[k] += sw[idx[b]]
+
+
+def _batch_parts_in_threads(n_threads, *args):
+    run_blocks(batch_parts, BATCH_PARTS, n_threads, *args)
+
+
+@njit
+def _threaded_batch(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
+                    term_parent, term_right, func_class, chunk, grads, losses, sws):
+    """:func:`batch_parts` of every part on ``n_threads`` threads (Python's, through ``objmode``)."""
+    with numba.objmode():
+        _batch_parts_in_threads(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right,
+                                term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws)
+
+
+@njit
 def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, unit_parent, unit_right, term_ptr,
               term_parent, term_right, func_class, learning_rate, momentum, batch_size, n_epochs, n_iter_no_change,
-              state, chunk, best_weights, best_loss, best_epoch, loss_curve):
+              state, chunk, best_weights, best_loss, best_epoch, loss_curve, n_threads):
     """Mini-batch gradient descent on Eq. (7) for every function of one tree.
 
     The functions' losses are independent (each owns its weight rows), so
@@ -205,13 +252,18 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
     ``weights`` is updated in place (final iterate); ``best_weights``,
     ``best_loss``, ``best_epoch`` receive the selected iterate (epoch 0 = the
     converted tree); ``loss_curve[e]`` is the mean training loss of epoch ``e``.
-    Returns the number of epochs run.
+    A mini-batch's gradient is summed from :data:`BATCH_PARTS` parts; with
+    ``n_threads > 1`` the parts of batches of at least 32 rows run on threads
+    (the weights do not depend on it).  Returns the number of epochs run.
     """
     n_funcs = term_ptr.shape[0] - 1
     n_units, n_cols = weights.shape
     order = train_rows.copy()
     velocity = np.zeros_like(weights)
     grad = np.empty_like(weights)
+    grads = np.empty((BATCH_PARTS,) + weights.shape)
+    losses = np.empty((BATCH_PARTS, n_funcs))
+    sws = np.empty(BATCH_PARTS)
     batch_loss = np.zeros(n_funcs)
     val_loss = np.empty(n_funcs)
     stale = np.zeros(n_funcs, dtype=np.int64)
@@ -233,19 +285,19 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
         epoch_loss = 0.0
         for b0 in range(0, n_train, batch_size):
             b1 = min(b0 + batch_size, n_train)
-            grad[:] = 0.0
-            batch_sw = 0.0
-            batch_loss[:] = 0.0
-            for c0 in range(b0, b1, chunk):
-                idx = order[c0:min(c0 + chunk, b1)]
-                Xb = Xa[idx]
-                Z = np.dot(Xb, weights.T)
-                delta = np.empty_like(Z)
-                dnf_delta(Z, targets[idx], sw[idx], unit_ptr, unit_parent, unit_right, term_ptr, term_parent,
-                          term_right, func_class, delta, batch_loss)
-                grad += np.dot(delta.T, Xb)
-                for b in range(idx.shape[0]):
-                    batch_sw += sw[idx[b]]
+            if n_threads > 1 and b1 - b0 >= 32:
+                _threaded_batch(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right,
+                                term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws)
+            else:
+                batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
+                            term_parent, term_right, func_class, chunk, grads, losses, sws, 0, BATCH_PARTS)
+            grad[:] = grads[0]
+            batch_loss[:] = losses[0]
+            batch_sw = sws[0]
+            for k in range(1, BATCH_PARTS):
+                grad += grads[k]
+                batch_loss += losses[k]
+                batch_sw += sws[k]
             epoch_loss += batch_loss.sum()
             if batch_sw <= 0.0:
                 continue
