@@ -366,3 +366,50 @@ def test_thread_batches_keep_order_raise_and_run_inline_with_one_job():
             threads.map(boom, range(6))
     with ThreadBatches(1) as threads:
         assert threads.map(lambda _: threading.current_thread().name, range(3)) == [threading.current_thread().name] * 3
+
+
+def test_run_blocks_covers_every_item_once_and_raises_a_block_error():
+    from forestzoo._threads import run_blocks
+
+    seen = []
+
+    def kernel(out, lo, hi):
+        seen.append((lo, hi))
+        out[lo:hi] += 1
+
+    out = np.zeros(11)
+    run_blocks(kernel, 11, 4, out)
+    assert_array_equal(out, np.ones(11))
+    assert sorted(seen)[0][0] == 0 and sorted(seen)[-1][1] == 11
+
+    def failing(lo, hi):
+        if lo > 0:
+            raise RuntimeError("block failed")
+
+    with pytest.raises(RuntimeError, match="block failed"):
+        run_blocks(failing, 10, 2)
+
+
+def test_gradient_boosting_threads_survive_a_fork():
+    # the process-wide pool of forestzoo._threads is created by the first threaded fit; a child
+    # forked afterwards has none of its threads and must build its own instead of waiting forever
+    import multiprocessing
+    import os
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork start method on this platform")
+    X, y = datasets.make_classification(n_samples=6000, n_features=40, random_state=0)
+    params = dict(n_estimators=3, max_depth=2, n_jobs=2, random_state=0)
+    expected = forestzoo.GradientBoostingClassifier(**params).fit(X, y).predict_proba(X)
+    queue = multiprocessing.get_context("fork").SimpleQueue()
+
+    def child():
+        proba = forestzoo.GradientBoostingClassifier(**params).fit(X, y).predict_proba(X)
+        queue.put(bool(np.array_equal(proba, expected)))
+        os._exit(0)
+
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(120)
+    assert process.exitcode == 0, "the forked child did not finish its fit"
+    assert queue.get() is True
