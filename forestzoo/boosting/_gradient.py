@@ -234,8 +234,10 @@ _COMMON_DOC = """
         many rounds (the rounds fitted so far are kept).  None: no early stopping.
     tol : float >= 0, default=1e-4
     n_jobs : int or None, default=None
-        Threads for the K trees of a round (K classes) and for prediction;
-        results do not depend on it.
+        Threads for the K trees of a round (K classes); with one tree per
+        round (binary, regression) for the histograms of its large nodes
+        instead; also for binning, the binomial gradients and prediction.
+        Results do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the subsamples, the validation split, the feature order of
         the trees and the binning subsample."""
