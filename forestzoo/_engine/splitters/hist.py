@@ -28,8 +28,21 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
     """
     hist[:n_bins, :] = 0.0
     hist[MISSING_BIN, :] = 0.0
+    if end <= start:
+        return
     # the two loops differ only in the statistics they add (see criteria.py)
     if criterion == SQUARED_ERROR:
+        first = np.int64(idx[start])
+        if np.int64(idx[end - 1]) - first == end - 1 - start:
+            # the node's rows are consecutive (idx is sorted and distinct: the root of an unweighted
+            # fit): read the codes as a slice and skip the index stream, a fifth of the bytes
+            node_codes = codes[first:first + (end - start)]
+            for p in range(start, end):
+                b = node_codes[p - start]
+                hist[b, 0] += 1.0
+                hist[b, 1] += w[p]
+                hist[b, 2] += wy[p]
+            return
         for p in range(start, end):
             b = codes[idx[p]]
             hist[b, 0] += 1.0
