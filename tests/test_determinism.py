@@ -15,10 +15,10 @@ import joblib
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone
 
 import forestzoo
-from _estimators import fast_instance
+from _estimators import fast_instance, toy_data
 from forestzoo.io import load, save
 
 ESTIMATORS = forestzoo.all_estimators()
@@ -36,14 +36,9 @@ def _params(pairs):
 
 
 def data(estimator, n_samples=80, n_features=5, seed=0):
-    rng = np.random.RandomState(seed)
-    X = rng.normal(size=(n_samples, n_features))
-    if is_classifier(estimator):
-        y = np.arange(n_samples) % 3
-        X[:, 0] += y
-    else:
-        y = X[:, 0] + np.sin(X[:, 1]) + 0.1 * rng.normal(size=n_samples)
-    X_new = rng.normal(size=(40, n_features)) * 1.5
+    """The shared toy data, and rows to evaluate on: the training rows and 40 wider unseen ones."""
+    X, y = toy_data(estimator, n_samples, n_features, seed)
+    X_new = np.random.RandomState(seed + 1).normal(size=(40, n_features)) * 1.5
     return X, y, np.vstack([X, X_new])
 
 
