@@ -50,10 +50,11 @@ class ThreadBatches:
 # -- one process-wide pool for work split into blocks ------------------------------------------
 #
 # Some single steps of a fit are worth two cores on their own: binning the training
-# matrix, and the histograms of a large node when a round grows one tree (boosting).
-# They cut their work into contiguous blocks; the calling thread runs the first
-# block and threads of this pool (created on first use, one per core) the others.
-# Every block runs a compiled, GIL-free kernel, and each output element is written
+# matrix, the histograms of a large node when a round grows one tree (boosting), a
+# pass of binomial gradients, a DNDT mini-batch.  They cut their work into contiguous
+# blocks; the calling thread runs the first block and threads of this pool (created
+# on first use, one per core) the others.  The blocks run compiled, GIL-free kernels
+# (bin edges: numpy, whose sort releases the GIL), and each output element is written
 # by exactly one block, so results do not depend on the number of threads.
 
 _pool_lock = threading.Lock()

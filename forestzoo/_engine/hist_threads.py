@@ -6,9 +6,9 @@ histogram of every feature over the node's rows.  The grower hands such a
 build to :func:`build_in_threads` (through ``numba.objmode``): the features
 are cut into contiguous blocks (:func:`forestzoo._threads.run_blocks`), the
 calling thread builds the first block and threads of a process-wide pool the
-others, each with the compiled, GIL-free :func:`build_block`.  Every feature's histogram is still summed by
-one thread in node order, so the result is bit-identical to a one-thread
-build whatever the number of threads.
+others, each with the compiled, GIL-free :func:`build_block`.  Every
+feature's histogram is still summed by one thread in node order, so the
+result is bit-identical to a one-thread build whatever the number of threads.
 
 Plain Python threads are used rather than a Numba ``parallel=True`` kernel:
 Numba's thread pools are process-wide and the one it picks may refuse
@@ -19,8 +19,9 @@ OpenMP), while forestzoo's forests already run trees on joblib threads.
 from .._threads import run_blocks
 from .splitters.hist import build_block
 
-#: Least (rows x features) of a build worth handing to other threads: below it
-#: the hand-over (~20-50 us) costs more than the half of the build it saves.
+#: Least (rows x features) of a build handed to other threads (about 0.4 ms of work on one
+#: thread): smaller builds stay on the grower's thread, where the hand-over (an objmode
+#: call and a thread wake-up) would cost a larger share.
 MIN_PARALLEL_WORK = 200_000
 
 
