@@ -13,7 +13,7 @@ under a Dask joblib backend; ``n_jobs`` is read with joblib's rules
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 from joblib import effective_n_jobs
 
@@ -101,5 +101,6 @@ def run_blocks(kernel, n_items, n_threads, *args):
     try:
         kernel(*args, bounds[0], bounds[1])
     finally:
+        wait(futures)  # no block is left writing into the arguments once this returns or raises
         for future in futures:
             future.result()

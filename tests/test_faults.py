@@ -39,14 +39,7 @@ OUTPUT_METHODS = ("predict", "predict_proba", "decision_function", "apply")
 FRACTIONS = (0.02, 0.3, 0.6, 0.95)  # where in the fit (share of its forestzoo calls) to interrupt
 
 # Documented, estimator-specific known failures the lead must decide on ({test: {estimator: reason}}).
-KNOWN_FAULTS = {
-    "partial_fit": {
-        name: "online forests train their trees in place (train_tree's arrays, OnlineTree attributes) "
-              "while partial_fit runs; keep_state_on_error restores only the estimator's own attributes, so "
-              "an interrupted batch leaves some trees updated and others not"
-        for name in ("OnlineRandomForestClassifier", "OnlineRandomForestRegressor")
-    },
-}
+KNOWN_FAULTS = {}
 
 
 def _ids(pairs):

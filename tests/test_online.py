@@ -64,21 +64,22 @@ def test_batch_size_does_not_change_the_model():
     models = [_feed(OnlineRandomForestClassifier(n_estimators=3, min_samples_split=20, random_state=0), X, y, b,
                     classes=[0, 1]) for b in (1500, 64, 1)]
     for m in models[1:]:
-        for a, b in zip(models[0].trees_, m.trees_):
-            assert a.n_nodes == b.n_nodes > 3
-            np.testing.assert_array_equal(a.nodes[: a.n_nodes], b.nodes[: b.n_nodes])
-            np.testing.assert_array_equal(a.values[: a.n_nodes], b.values[: b.n_nodes])
+        for a, b in zip(models[0].estimators_, m.estimators_):
+            assert a.node_count == b.node_count > 3
+            np.testing.assert_array_equal(a.nodes, b.nodes)
+            np.testing.assert_array_equal(a.values, b.values)
 
 
 def test_tree_arrays_follow_the_engine_layout_and_leaf_values_are_their_counts():
     X, y = _stream(3000)
     m = OnlineRandomForestClassifier(n_estimators=2, min_samples_split=30, random_state=0).fit(X, y)
-    for t, tree in zip(m.trees_, m.estimators_):
+    f = m.forest_
+    for t, tree in enumerate(m.estimators_):
         nodes = tree.nodes
         internal = np.flatnonzero(nodes["left"] != TREE_LEAF)
         assert np.all(nodes["left"][internal] > internal) and np.all(nodes["right"][internal] > internal)
         leaves = np.flatnonzero(nodes["left"] == TREE_LEAF)
-        st = t.stats[t.slot[leaves]]
+        st = f.stats[t, f.slot[t, leaves]]
         np.testing.assert_allclose(tree.values[leaves], st / st.sum(axis=1, keepdims=True))
     # prediction is the engine's predictor over those arrays
     manual = np.mean([tree.predict(X.astype(np.float32)) for tree in m.estimators_], axis=0)
@@ -87,8 +88,9 @@ def test_tree_arrays_follow_the_engine_layout_and_leaf_values_are_their_counts()
 
 def test_same_model_for_any_n_jobs():
     X, y = _stream(2000)
-    a = _feed(OnlineRandomForestClassifier(n_estimators=4, n_jobs=1, random_state=3), X, y, 100, classes=[0, 1])
-    b = _feed(OnlineRandomForestClassifier(n_estimators=4, n_jobs=2, random_state=3), X, y, 100, classes=[0, 1])
+    # batches large enough to be shared between threads (small ones are learned in the calling thread)
+    a = _feed(OnlineRandomForestClassifier(n_estimators=4, n_jobs=1, random_state=3), X, y, 1000, classes=[0, 1])
+    b = _feed(OnlineRandomForestClassifier(n_estimators=4, n_jobs=2, random_state=3), X, y, 1000, classes=[0, 1])
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
 
 
@@ -166,3 +168,23 @@ def test_mixed_string_and_number_labels_get_the_shared_message(y):
     X = np.random.RandomState(0).rand(20, 3)
     with pytest.raises(ValueError, match="mixes string and non-string labels"):
         OnlineRandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)
+
+
+def test_a_small_batch_is_learned_in_place_and_growth_does_not_change_the_model():
+    # min_samples_split=2 lets one row split several times: the tightest case of the capacity reserved per batch
+    X, y = make_friedman1(n_samples=1200, random_state=1)
+    rng = np.random.RandomState(0)
+    model = OnlineRandomForestRegressor(n_estimators=3, min_samples_split=2, random_state=0)
+    start, in_place = 0, 0
+    while start < X.shape[0]:
+        stop = start + int(rng.randint(1, 40))
+        before = getattr(model, "forest_", None)
+        model.partial_fit(X[start:stop], y[start:stop])
+        in_place += model.forest_ is before
+        start = stop
+    assert in_place > 0 and model.n_samples_seen_ == X.shape[0]
+    whole = OnlineRandomForestRegressor(n_estimators=3, min_samples_split=2, random_state=0).fit(X, y)
+    assert whole.get_n_nodes().min() > 100
+    for a, b in zip(whole.estimators_, model.estimators_):
+        np.testing.assert_array_equal(a.nodes, b.nodes)
+        np.testing.assert_array_equal(a.values, b.values)

@@ -1,10 +1,11 @@
 """Online random forests with ``partial_fit`` (lecture Algorithm 1; Saffari et al. 2009)."""
 
+import math
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -15,18 +16,24 @@ from .._validation import _check_labels, _check_ndim, _check_X_types
 
 from .._engine.edit import empty_nodes
 from .._engine.rng import draw_seeds, make_state
-from .._engine.tree import TREE_LEAF, Tree, accumulate_tree
+from .._engine.tree import Tree
+from .._threads import run_blocks
 from .._validation import keep_state_on_error
-from ._kernels import ENTROPY, GINI, VARIANCE, train_tree
+from ._kernels import ENTROPY, GINI, MAX_REPS, VARIANCE, predict_trees, train_trees
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
 _INITIAL_CAPACITY = 64
 _UNBOUNDED = 2**31 - 1
+_MIN_THREAD_WORK = 2000  # rows x trees of a batch below which partial_fit uses one thread
 
 
 @dataclass
-class OnlineTree:
-    """The growing arrays of one online tree (see :mod:`._kernels`); plain numpy, so it pickles."""
+class OnlineForest:
+    """The growing arrays of an online forest, trees along axis 0 (see :mod:`._kernels`); plain numpy.
+
+    ``counts[t]`` is ``[n_nodes, n_slots, n_samples_seen]`` of tree ``t``.
+    Node and pool rows beyond the counts are spare capacity.
+    """
 
     nodes: np.ndarray
     values: np.ndarray
@@ -37,31 +44,64 @@ class OnlineTree:
     tfeat: np.ndarray
     tthr: np.ndarray
     tstats: np.ndarray
-    n_nodes: int
-    n_slots: int
-    rng: np.ndarray
+    counts: np.ndarray
     fmin: np.ndarray
     fmax: np.ndarray
+    rng: np.ndarray
 
-    def as_tree(self, n_features):
-        """The fitted part as an engine :class:`~forestzoo._engine.tree.Tree` (views, no copy)."""
-        return Tree(self.nodes[: self.n_nodes], self.values[: self.n_nodes], n_features)
+    @classmethod
+    def new(cls, n_features, n_values, n_stats, n_tests, seeds, node_capacity=_INITIAL_CAPACITY):
+        """Trees of one leaf each, one per seed; the roots' candidate splits are drawn once data arrive."""
+        n_trees = len(seeds)
+        cap = node_capacity
+        slot = np.full((n_trees, cap), -1, np.int64)
+        slot[:, 0] = 0
+        counts = np.zeros((n_trees, 3), np.int64)
+        counts[:, :2] = 1
+        return cls(
+            nodes=np.tile(empty_nodes(cap), (n_trees, 1)), values=np.zeros((n_trees, cap, n_values)),
+            parent_of=np.full((n_trees, cap), -1, np.int64), slot=slot, seen=np.zeros((n_trees, cap)),
+            stats=np.zeros((n_trees, cap, n_stats)), tfeat=np.zeros((n_trees, cap, n_tests), np.int64),
+            tthr=np.full((n_trees, cap, n_tests), np.nan), tstats=np.zeros((n_trees, cap, n_tests, 2, n_stats)),
+            counts=counts, fmin=np.full((n_trees, n_features), np.inf),
+            fmax=np.full((n_trees, n_features), -np.inf),
+            rng=np.concatenate([make_state(int(s))[None, :] for s in seeds]),
+        )
 
+    @property
+    def node_capacity(self):
+        return self.nodes.shape[1]
 
-def _new_tree(n_features, n_values, n_stats, n_tests, seed):
-    cap = _INITIAL_CAPACITY
-    nodes = empty_nodes(cap)
-    rng = make_state(seed)
-    tfeat = np.zeros((cap, n_tests), np.int64)
-    tthr = np.full((cap, n_tests), np.nan)  # the root's candidates are drawn once data arrive
-    slot = np.full(cap, -1, np.int64)
-    slot[0] = 0
-    return OnlineTree(
-        nodes=nodes, values=np.zeros((cap, n_values)), parent_of=np.full(cap, -1, np.int64), slot=slot,
-        seen=np.zeros(cap), stats=np.zeros((cap, n_stats)), tfeat=tfeat, tthr=tthr,
-        tstats=np.zeros((cap, n_tests, 2, n_stats)), n_nodes=1, n_slots=1, rng=rng,
-        fmin=np.full(n_features, np.inf), fmax=np.full(n_features, -np.inf),
-    )
+    @property
+    def slot_capacity(self):
+        return self.seen.shape[1]
+
+    def grown(self, node_capacity, slot_capacity):
+        """A copy with at least the given capacities (the spare rows start as fresh leaves)."""
+        fresh = OnlineForest.new(self.fmin.shape[1], self.values.shape[2], self.stats.shape[2], self.tfeat.shape[2],
+                                 np.zeros(self.nodes.shape[0], np.int64), max(node_capacity, self.node_capacity))
+        out = {}
+        for name in ("nodes", "values", "parent_of", "slot"):
+            a = getattr(fresh, name)
+            a[:, : self.node_capacity] = getattr(self, name)
+            out[name] = a
+        scap = max(slot_capacity, self.slot_capacity)
+        for name in ("seen", "stats", "tfeat", "tthr", "tstats"):
+            old = getattr(self, name)
+            a = np.zeros((old.shape[0], scap) + old.shape[2:], old.dtype)
+            a[:, : old.shape[1]] = old
+            out[name] = a
+        for name in ("counts", "fmin", "fmax", "rng"):
+            out[name] = getattr(self, name).copy()
+        return OnlineForest(**out)
+
+    def copy(self):
+        return self.grown(self.node_capacity, self.slot_capacity)
+
+    def tree(self, t, n_features):
+        """Tree ``t``'s fitted part as an engine :class:`~forestzoo._engine.tree.Tree` (views, no copy)."""
+        n = self.counts[t, 0]
+        return Tree(self.nodes[t, :n], self.values[t, :n], n_features)
 
 
 class BaseOnlineForest(BaseEstimator):
@@ -112,37 +152,55 @@ class BaseOnlineForest(BaseEstimator):
             return self._partial_fit(X, y, classes)
 
     def _partial_fit(self, X, y, classes):
-        first = not hasattr(self, "trees_")
+        first = not hasattr(self, "forest_")
         if first:
             self._validate_params()
         X, y = self._check_batch(X, y, first)
         yk, yr, n_values = self._encode(y, classes, first)
         # everything below only runs once the batch is known to be valid
         crit = _CRITERIA[self.criterion]
-        n_stats = 3 if crit == VARIANCE else n_values
+        n_split = int(self.min_samples_split)
+        n = X.shape[0]
         if first:
             seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
-            trees = [_new_tree(X.shape[1], n_values, n_stats, self.n_tests, int(s)) for s in seeds]
+            n_stats = 3 if crit == VARIANCE else n_values
+            forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds)
+            in_place = False
         else:
-            trees = self.trees_
+            forest = self.forest_
+            # The most splits the batch can cause in one tree: each row's first use may split the (old) leaf it
+            # reaches, every further split needs n_split + 1 uses of leaves created in this batch, and a row is
+            # used at most MAX_REPS times; plus the headroom _train_rows asks for before a row.
+            most_nodes, old_leaves, _ = forest.counts.max(axis=0).tolist()
+            splits = min(n, old_leaves) + (MAX_REPS * n) // (n_split + 1) + 1 + (MAX_REPS - 1) // (n_split + 1)
+            node_cap, slot_cap = forest.node_capacity, forest.slot_capacity
+            grow_nodes, grow_slots = most_nodes + 2 * splits > node_cap, old_leaves + splits > slot_cap
+            in_place = not (grow_nodes or grow_slots)
+            if not in_place:  # learn on a grown copy and swap it in at the end
+                forest = forest.grown(2 * node_cap if grow_nodes else 0, 2 * slot_cap if grow_slots else 0)
         max_depth = _UNBOUNDED if self.max_depth is None else int(self.max_depth)
         max_nodes = _UNBOUNDED if self.max_nodes is None else int(self.max_nodes)
-
-        def train(t):
-            out = train_tree(X, yk, yr, t.nodes, t.values, t.parent_of, t.slot, t.seen, t.stats, t.tfeat, t.tthr,
-                             t.tstats, t.n_nodes, t.n_slots, t.fmin, t.fmax, t.rng, crit, float(self.min_samples_split),
-                             float(self.min_gain), max_depth, max_nodes)
-            (t.nodes, t.values, t.parent_of, t.slot, t.seen, t.stats, t.tfeat, t.tthr, t.tstats,
-             t.n_nodes, t.n_slots) = out
-
-        if self.n_jobs in (None, 1) or len(trees) == 1:
-            for t in trees:
-                train(t)
-        else:
-            # train() updates the trees in place: threads of this process, also under a Dask backend
-            Parallel(n_jobs=self.n_jobs, require="sharedmem")(delayed(train)(t) for t in trees)
-        self.trees_ = trees
-        self.n_samples_seen_ = getattr(self, "n_samples_seen_", 0) + X.shape[0]
+        n_trees = self.n_estimators
+        # a thread costs tens of microseconds to wake: small batches are learned in the calling thread
+        n_threads = 1 if n * n_trees < _MIN_THREAD_WORK else effective_n_jobs(self.n_jobs)
+        next_row = np.zeros(n_trees, np.int64)
+        while True:
+            # In place, this is the batch's only change to the model, and the capacity check above guarantees
+            # that it completes: with one thread, a single compiled call that no interrupt can split.
+            args = (X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
+                    forest.tfeat, forest.tthr, forest.tstats, forest.counts, forest.fmin, forest.fmax, forest.rng,
+                    next_row, crit, float(n_split), float(self.min_gain), max_depth, max_nodes)
+            if n_threads == 1:
+                train_trees(*args, 0, n_trees)
+            else:
+                run_blocks(train_trees, n_trees, n_threads, *args)
+            if next_row.min() >= n:
+                break
+            if in_place:  # the bound above makes this unreachable
+                raise RuntimeError("online forest: a batch outgrew the capacity reserved for it")
+            forest = forest.grown(2 * forest.node_capacity, 2 * forest.slot_capacity)
+        if not in_place:
+            self.forest_ = forest
         return self
 
     def _check_batch(self, X, y, first):
@@ -169,51 +227,53 @@ class BaseOnlineForest(BaseEstimator):
             if not self._is_classifier():
                 self._check_regression_targets(y)
             return X, y
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, {y.shape[0]}]")
+        X = self._check_plain_X(X)
+        if not self._is_classifier():
+            self._check_regression_targets(y)
+        return X, y
+
+    def _check_plain_X(self, X):
+        """The checks of ``validate_data(reset=False)`` for a 2-D float/int numpy array."""
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
-        if X.shape[0] != y.shape[0]:
-            raise ValueError(f"Found input variables with inconsistent numbers of samples: [{X.shape[0]}, {y.shape[0]}]")
         if X.shape[0] == 0:
             raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
         X = np.ascontiguousarray(X, dtype=np.float32)
         if not np.isfinite(X).all():
             raise ValueError("Input X contains NaN or infinity; online forests need finite features.")
-        if not self._is_classifier():
-            self._check_regression_targets(y)
-        return X, y
+        return X
 
     @staticmethod
     def _check_regression_targets(y):
         if y.dtype.kind not in "biuf":
             raise ValueError(f"y has dtype {y.dtype}; regression targets must be numbers, not strings.")
         y64 = np.asarray(y, dtype=np.float64)
+        # the leaves keep running means and squared deviations (Eq. 5, 9) of y: y.y must be finite, which
+        # also rules out NaN and infinity (one pass for the common case; the messages tell them apart)
+        if math.isfinite(np.dot(y64, y64)):
+            return
         with np.errstate(over="ignore", invalid="ignore"):
             if not np.isfinite(y64).all():
                 raise ValueError("y contains NaN or infinity; regression targets must be finite.")
-            # the leaves keep running means and squared deviations (Eq. 5, 9) of y
-            if not np.isfinite(np.dot(y64, y64)):
-                raise ValueError(f"y has values too large in magnitude (max |y| = {np.abs(y64).max():.3g}): "
-                                 "squared-error statistics would overflow float64; rescale y.")
+            raise ValueError(f"y has values too large in magnitude (max |y| = {np.abs(y64).max():.3g}): "
+                             "squared-error statistics would overflow float64; rescale y.")
 
     # -- prediction -----------------------------------------------------------
     def _mean_values(self, X):
-        if not hasattr(self, "trees_"):  # check_is_fitted, without its scan of every attribute
+        if not hasattr(self, "forest_"):  # check_is_fitted, without its scan of every attribute
             check_is_fitted(self)
         if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu" and not hasattr(self, "feature_names_in_"):
-            X = self._check_batch(X, np.zeros(X.shape[0]), first=False)[0]  # fast path, same checks
+            X = self._check_plain_X(X)  # fast path, same checks
         else:
             X = validate_data(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite=True)
-        out = np.zeros((X.shape[0], self.trees_[0].values.shape[1]))
-        empty_ptr, empty_f, empty_w = np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0)
-        # Online bagging gives each tree Poisson(1) copies of a sample, so on a short stream a tree may
-        # have seen nothing yet; such a tree has no estimate and is left out of the average.
-        trained = [t for t in self.trees_ if t.nodes[0]["left"] != TREE_LEAF or t.seen[t.slot[0]] > 0]
-        for t in trained:
-            # the engine's predictor over the grown part of the arrays
-            accumulate_tree(X, t.nodes[: t.n_nodes], t.values[: t.n_nodes], empty_ptr, empty_f, empty_w, out)
-        if trained:
-            out /= len(trained)
+        forest = self.forest_
+        out = np.zeros((X.shape[0], forest.values.shape[2]))
+        n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen, out)
+        if n_trained:
+            out /= n_trained
         elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
             out[:] = 1.0 / out.shape[1]
         return out
@@ -222,12 +282,19 @@ class BaseOnlineForest(BaseEstimator):
     def estimators_(self):
         """The trees as engine :class:`~forestzoo._engine.tree.Tree` objects (views of the live arrays)."""
         check_is_fitted(self)
-        return [t.as_tree(self.n_features_in_) for t in self.trees_]
+        return [self.forest_.tree(t, self.n_features_in_) for t in range(self.forest_.counts.shape[0])]
 
     def get_n_nodes(self):
         """Number of nodes of every tree."""
         check_is_fitted(self)
-        return np.array([t.n_nodes for t in self.trees_])
+        return self.forest_.counts[:, 0].copy()
+
+    @property
+    def n_samples_seen_(self):
+        """Samples learned so far (kept with the trees, so one compiled call updates both)."""
+        if not hasattr(self, "forest_"):
+            raise AttributeError(f"{type(self).__name__} has no attribute 'n_samples_seen_' before it is fitted")
+        return int(self.forest_.counts[0, 2])
 
     def _is_classifier(self):
         return isinstance(self, ClassifierMixin)
@@ -269,12 +336,14 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         Most nodes per tree: bounds memory on endless streams.
     n_jobs : int or None, default=None
         Threads updating trees in parallel (results do not depend on it).
+        Batches below 2,000 rows x trees are learned in the calling thread,
+        where waking threads would cost more than it saves.
     random_state : int, RandomState or None, default=None
 
     Attributes
     ----------
-    trees_ : list of OnlineTree
-        The growing arrays of each tree.
+    forest_ : OnlineForest
+        The growing arrays of the trees.
     estimators_ : list of forestzoo._engine.tree.Tree
         The same trees as engine trees (views).
     classes_ : ndarray of shape (n_classes,)
@@ -380,7 +449,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
 
     Attributes
     ----------
-    trees_, estimators_, n_features_in_, n_samples_seen_
+    forest_, estimators_, n_features_in_, n_samples_seen_
 
     See Also
     --------
@@ -425,10 +494,8 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
             return self._partial_fit(X, y, None)
 
     def _encode(self, y, classes, first):
-        y = np.asarray(y, dtype=np.float64)
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or infinity; regression targets must be finite.")
-        return np.zeros(y.shape[0], np.int32), y, 1
+        # _check_batch has refused non-finite targets
+        return np.zeros(y.shape[0], np.int32), np.asarray(y, dtype=np.float64), 1
 
     def predict(self, X):
         """Mean over trees of the leaf means."""

@@ -1,6 +1,7 @@
 """Numba kernels of the online random forest (lecture Algorithm 1, Eq. 5-9).
 
-One tree is a set of arrays that grow in place (capacity doubling):
+A forest is a set of arrays with the trees along axis 0 (a common capacity,
+doubled by the caller when a batch might not fit); for tree ``t``:
 
 * ``nodes`` (:data:`NODE_DTYPE`) and ``values``: the engine's layout, so the
   engine's ``accumulate_tree`` predicts with ``nodes[:n_nodes]``; children
@@ -22,7 +23,7 @@ updated incrementally by Eq. (5) and Eq. (9).
 import numpy as np
 
 from .._engine.rng import rng_randint, rng_uniform
-from .._engine.tree import TREE_LEAF
+from .._engine.tree import TREE_LEAF, accumulate_tree
 from .._jit import njit
 
 ENTROPY = 0
@@ -109,13 +110,6 @@ def _gain(left, right, tmp, criterion):
 
 
 @njit
-def _grow1(a, n):
-    out = np.zeros((n,) + a.shape[1:], a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit
 def _draw_test(feat, thr, j, lo, hi, gmin, gmax, rng, max_tries):
     """Draw candidate split ``j``: a random feature and a uniform threshold inside the leaf's box."""
     d = gmin.shape[0]
@@ -148,18 +142,36 @@ def _leaf_box(nodes, leaf, parent_of, lo, hi):
         k = p
 
 
+#: the most uses of one sample by one tree (``_poisson1`` caps its draw)
+MAX_REPS = 20
+
+
 @njit
-def train_tree(
-    X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, n_nodes, n_slots,
-    gmin, gmax, rng, criterion, n_split, min_gain, max_depth, max_nodes,
+def _train_rows(
+    X, yk, yr, i0, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax, rng,
+    criterion, n_split, min_gain, max_depth, max_nodes, lo, hi, tmp,
 ):
-    """Algorithm 1 for one tree over a batch; returns the (possibly reallocated) arrays and counts."""
+    """Algorithm 1 for one tree over rows ``i0..`` of a batch, in place; returns the next row to learn.
+
+    ``counts`` holds the tree's ``[n_nodes, n_slots, n_samples_seen]``.  The
+    tree's arrays are never reallocated here: before each row the free
+    capacity must hold the most splits one row can cause (its first use may
+    split the leaf it reaches; each further split needs ``n_split + 1`` more
+    uses of the new leaves), else the row is left for the caller to grow the
+    arrays and call again.  The check comes before the row draws anything, so
+    where the arrays grow does not change the model.
+    """
     n_tests = tfeat.shape[1]
     d = X.shape[1]
-    lo = np.empty(d)
-    hi = np.empty(d)
-    tmp = np.empty(stats.shape[1])
-    for i in range(X.shape[0]):
+    row_splits = 1 + (MAX_REPS - 1) // (int(n_split) + 1)
+    n_nodes = counts[0]
+    n_slots = counts[1]
+    for i in range(i0, X.shape[0]):
+        if n_nodes + 2 * row_splits > nodes.shape[0] or n_slots + row_splits > seen.shape[0]:
+            counts[0] = n_nodes
+            counts[1] = n_slots
+            return i
+        counts[2] += 1
         # observed feature ranges, per tree and per sample: batching does not change the model
         for f in range(d):
             if X[i, f] < gmin[f]:
@@ -203,19 +215,6 @@ def train_tree(
             if best < 0:
                 continue
             # lines 07-08: split with the best candidate; two new leaves
-            if n_nodes + 2 > nodes.shape[0]:
-                cap = 2 * nodes.shape[0]
-                nodes = _grow1(nodes, cap)
-                values = _grow1(values, cap)
-                parent_of = _grow1(parent_of, cap)
-                slot = _grow1(slot, cap)
-            if n_slots + 1 > seen.shape[0]:
-                cap = 2 * seen.shape[0]
-                seen = _grow1(seen, cap)
-                stats = _grow1(stats, cap)
-                tfeat = _grow1(tfeat, cap)
-                tthr = _grow1(tthr, cap)
-                tstats = _grow1(tstats, cap)
             left = n_nodes
             right = n_nodes + 1
             n_nodes += 2
@@ -252,7 +251,56 @@ def train_tree(
                 for j in range(n_tests):
                     _draw_test(tfeat[cs], tthr[cs], j, lo, hi, gmin, gmax, rng, 8)
                 _refresh(values, nodes, child, stats[cs], criterion)
-    return nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, n_nodes, n_slots
+    counts[0] = n_nodes
+    counts[1] = n_slots
+    return X.shape[0]
+
+
+@njit
+def train_trees(
+    X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax, rng,
+    next_row, criterion, n_split, min_gain, max_depth, max_nodes, t0, t1,
+):
+    """Trees ``t0..t1-1`` of a forest (arrays stacked along axis 0) learn the batch from their ``next_row`` on.
+
+    One compiled call learns the whole batch for all of its trees: a
+    ``partial_fit`` of one row costs one call, not one per tree, and nothing
+    can interrupt it half-way.  ``next_row[t]`` is left below ``len(X)`` for a
+    tree whose capacity ran out (see :func:`_train_rows`).
+    """
+    d = X.shape[1]
+    lo = np.empty(d)
+    hi = np.empty(d)
+    tmp = np.empty(stats.shape[2])
+    n = X.shape[0]
+    for t in range(t0, t1):
+        if next_row[t] < n:
+            next_row[t] = _train_rows(
+                X, yk, yr, next_row[t], nodes[t], values[t], parent_of[t], slot[t], seen[t], stats[t], tfeat[t],
+                tthr[t], tstats[t], counts[t], gmin[t], gmax[t], rng[t], criterion, n_split, min_gain, max_depth,
+                max_nodes, lo, hi, tmp,
+            )
+
+
+@njit
+def predict_trees(X, nodes, values, counts, slot, seen, out):
+    """Add every trained tree's leaf values to ``out`` (the engine's predictor); returns how many trees.
+
+    Online bagging gives each tree Poisson(1) copies of a sample, so on a short
+    stream a tree may have seen nothing yet: such a tree has no estimate and is
+    left out.
+    """
+    empty_ptr = np.zeros(1, np.int64)
+    empty_f = np.zeros(0, np.int32)
+    empty_w = np.zeros(0)
+    n_trained = 0
+    for t in range(nodes.shape[0]):
+        if nodes[t, 0].left == TREE_LEAF and seen[t, slot[t, 0]] <= 0.0:
+            continue
+        n = counts[t, 0]
+        accumulate_tree(X, nodes[t, :n], values[t, :n], empty_ptr, empty_f, empty_w, out)
+        n_trained += 1
+    return n_trained
 
 
 @njit(inline="always")
