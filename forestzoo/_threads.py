@@ -104,3 +104,14 @@ def run_blocks(kernel, n_items, n_threads, *args):
         wait(futures)  # no block is left writing into the arguments once this returns or raises
         for future in futures:
             future.result()
+
+
+def start_helper(fn, *args):
+    """Run ``fn(*args)`` on a thread of the block pool; returns its ``concurrent.futures.Future``.
+
+    For a compiled loop that works beside the caller for a whole fit and
+    returns when the caller tells it to (DNDT's mini-batch helper); the
+    caller must never wait for work only the helper could do, since the
+    pool may start it late.
+    """
+    return _executor().submit(fn, *args)

@@ -27,7 +27,8 @@ from .._engine.rng import draw_seeds, make_state
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf
-from ._kernels import block_rows, evaluate, train_dnf
+from .._threads import start_helper
+from ._kernels import SYNC_SIZE, batch_helper, block_rows, evaluate, stop_helper, train_dnf, train_scratch
 
 DNF_PARAMETER_CONSTRAINTS = {
     "n_epochs": [Interval(Integral, 1, None, closed="left")],
@@ -115,11 +116,23 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
         out_loss = np.zeros(n_funcs)
         out_epoch = np.zeros(n_funcs, np.int64)
         curve = np.zeros(n_epochs)
-        ran = train_dnf(
-            Xa, targets, sw, val_sw, train_rows, val_rows, trial.weights, *trial.structure(), float(rate),
-            float(momentum), batch, int(n_epochs), patience, make_state(seed + r), block_rows(trial.n_units),
-            out_w, out_loss, out_epoch, curve, int(n_threads),
-        )
+        scratch = train_scratch(train_rows.size, trial.weights, n_funcs)
+        chunk = block_rows(trial.n_units)
+        sync = np.zeros(SYNC_SIZE if n_threads > 1 else 0, np.int64)
+        # a second thread takes half of every mini-batch, handed over through `sync` (see batch_helper)
+        helper = start_helper(batch_helper, sync, Xa, targets, sw, scratch[0], trial.weights, *trial.structure(),
+                              chunk, *scratch[1:]) if n_threads > 1 else None
+        try:
+            ran = train_dnf(
+                Xa, targets, sw, val_sw, train_rows, val_rows, trial.weights, *trial.structure(), float(rate),
+                float(momentum), batch, int(n_epochs), patience, make_state(seed + r), chunk,
+                out_w, out_loss, out_epoch, curve, sync, *scratch,
+            )
+        finally:
+            if helper is not None:
+                stop_helper(sync)
+                if not helper.cancel():  # it started: it returns as soon as it sees the stop
+                    helper.result()
         improved = np.ones(n_funcs, bool) if r == 0 else out_loss < best_loss
         for j in np.flatnonzero(improved):
             rows = slice(dnf.unit_ptr[j], dnf.unit_ptr[j + 1])

@@ -19,18 +19,18 @@ and those subtree sums are accumulated child to parent.
 from a division by ``1 - g_l`` (0 when a term is saturated).
 """
 
-import numba
 import numpy as np
 
 from .._engine.rng import rng_randint
+from .._atomics import atomic_cas, atomic_load, atomic_store
 from .._jit import njit
-from .._threads import run_blocks
 
 #: float64 entries of one (rows x units) scratch block; bounds the memory of a chunk
 _BLOCK_ENTRIES = 1 << 21
 #: A mini-batch's gradient is the sum of this many parts, each over a contiguous share of
 #: the batch's rows, added in order: the parts can run on as many threads, and the sum is
-#: the same whatever the number of threads.
+#: the same whatever the number of threads.  (The hand-over to the helper thread, batch_helper,
+#: is written for two parts.)
 BATCH_PARTS = 2
 
 
@@ -221,23 +221,52 @@ def batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, 
                 sws[k] += sw[idx[b]]
 
 
-def _batch_parts_in_threads(n_threads, *args):
-    run_blocks(batch_parts, BATCH_PARTS, n_threads, *args)
+# Counters a mini-batch is handed over with (``sync``, int64): train_dnf posts the batch's rows and a new
+# generation number; part 1 goes to whichever of it and the helper thread first moves CLAIM from the
+# previous generation to this one, so train_dnf never waits for a part nobody has taken.
+_GEN, _B0, _B1, _CLAIM, _DONE, _STOP, _READY = range(7)
+SYNC_SIZE = 7
 
 
 @njit
-def _threaded_batch(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
-                    term_parent, term_right, func_class, chunk, grads, losses, sws):
-    """:func:`batch_parts` of every part on ``n_threads`` threads (Python's, through ``objmode``)."""
-    with numba.objmode():
-        _batch_parts_in_threads(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right,
-                                term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws)
+def batch_helper(sync, Xa, targets, sw, order, weights, unit_ptr, unit_parent, unit_right, term_ptr, term_parent,
+                 term_right, func_class, chunk, grads, losses, sws):
+    """The helper thread of :func:`train_dnf`: part 1 of every mini-batch it claims, until ``sync[STOP]``.
+
+    It sets ``sync[READY]`` when it starts and ``sync[DONE]`` to the
+    generation of each batch it completes.
+    It spins between batches (a batch takes about a millisecond; waking a
+    sleeping thread would cost a good share of that).
+    """
+    seen = atomic_load(sync, _GEN)
+    atomic_store(sync, _READY, 1)
+    while atomic_load(sync, _STOP) == 0:
+        g = atomic_load(sync, _GEN)
+        if g == seen:
+            continue
+        seen = g
+        if atomic_cas(sync, _CLAIM, g - 1, g):
+            batch_parts(Xa, targets, sw, order, sync[_B0], sync[_B1], weights, unit_ptr, unit_parent, unit_right,
+                        term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws, 1, 2)
+            atomic_store(sync, _DONE, g)
+
+
+@njit
+def stop_helper(sync):
+    """Tell a :func:`batch_helper` to return (also when it has not started yet)."""
+    atomic_store(sync, _STOP, 1)
+
+
+def train_scratch(n_train, weights, n_funcs):
+    """``(order, grads, losses, sws)``: the arrays :func:`train_dnf` and its helper share."""
+    return (np.empty(n_train, np.int64), np.empty((BATCH_PARTS,) + weights.shape), np.empty((BATCH_PARTS, n_funcs)),
+            np.empty(BATCH_PARTS))
 
 
 @njit
 def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, unit_parent, unit_right, term_ptr,
               term_parent, term_right, func_class, learning_rate, momentum, batch_size, n_epochs, n_iter_no_change,
-              state, chunk, best_weights, best_loss, best_epoch, loss_curve, n_threads):
+              state, chunk, best_weights, best_loss, best_epoch, loss_curve, sync, order, grads, losses, sws):
     """Mini-batch gradient descent on Eq. (7) for every function of one tree.
 
     The functions' losses are independent (each owns its weight rows), so
@@ -252,18 +281,19 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
     ``weights`` is updated in place (final iterate); ``best_weights``,
     ``best_loss``, ``best_epoch`` receive the selected iterate (epoch 0 = the
     converted tree); ``loss_curve[e]`` is the mean training loss of epoch ``e``.
-    A mini-batch's gradient is summed from :data:`BATCH_PARTS` parts; with
-    ``n_threads > 1`` the parts of batches of at least 32 rows run on threads
-    (the weights do not depend on it).  Returns the number of epochs run.
+    A mini-batch's gradient is summed from :data:`BATCH_PARTS` parts.  With
+    a :func:`batch_helper` running on ``sync`` (``sync`` of length
+    :data:`SYNC_SIZE`; an empty ``sync`` means no helper), part 1 of every
+    batch of at least 32 rows is offered to it; the weights do not depend on
+    who computes it.  ``sync[STOP]`` is set before returning.  ``order``,
+    ``grads``, ``losses`` and ``sws`` are the scratch arrays it shares with the
+    helper (:func:`train_scratch`).  Returns the number of epochs run.
     """
     n_funcs = term_ptr.shape[0] - 1
     n_units, n_cols = weights.shape
-    order = train_rows.copy()
+    order[:] = train_rows
     velocity = np.zeros_like(weights)
     grad = np.empty_like(weights)
-    grads = np.empty((BATCH_PARTS,) + weights.shape)
-    losses = np.empty((BATCH_PARTS, n_funcs))
-    sws = np.empty(BATCH_PARTS)
     batch_loss = np.zeros(n_funcs)
     val_loss = np.empty(n_funcs)
     stale = np.zeros(n_funcs, dtype=np.int64)
@@ -278,6 +308,8 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
     for p in range(n_train):
         total_sw += sw[order[p]]
     epochs_run = 0
+    helped = sync.shape[0] == SYNC_SIZE
+    generation = sync[_GEN] if helped else 0
     for epoch in range(1, n_epochs + 1):
         for p in range(n_train - 1, 0, -1):  # Fisher-Yates shuffle
             q = rng_randint(state, p + 1)
@@ -285,9 +317,19 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
         epoch_loss = 0.0
         for b0 in range(0, n_train, batch_size):
             b1 = min(b0 + batch_size, n_train)
-            if n_threads > 1 and b1 - b0 >= 32:
-                _threaded_batch(n_threads, Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right,
-                                term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws)
+            if helped and b1 - b0 >= 32:
+                generation += 1
+                sync[_B0] = b0
+                sync[_B1] = b1
+                atomic_store(sync, _GEN, generation)  # publishes the rows and the current weights
+                batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
+                            term_parent, term_right, func_class, chunk, grads, losses, sws, 0, 1)
+                if atomic_cas(sync, _CLAIM, generation - 1, generation):  # the helper has not taken part 1
+                    batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
+                                term_parent, term_right, func_class, chunk, grads, losses, sws, 1, 2)
+                else:
+                    while atomic_load(sync, _DONE) != generation:
+                        pass
             else:
                 batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
                             term_parent, term_right, func_class, chunk, grads, losses, sws, 0, BATCH_PARTS)
@@ -329,6 +371,8 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
     if not has_val:
         best_weights[:] = weights
         best_epoch[:] = epochs_run
+    if helped:
+        atomic_store(sync, _STOP, 1)
     return epochs_run
 
 
