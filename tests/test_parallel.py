@@ -413,3 +413,36 @@ def test_gradient_boosting_threads_survive_a_fork():
     process.join(120)
     assert process.exitcode == 0, "the forked child did not finish its fit"
     assert queue.get() is True
+
+
+def test_atomics_hand_work_between_compiled_threads():
+    import threading
+
+    from forestzoo._atomics import atomic_cas, atomic_load, atomic_store
+    from forestzoo._jit import njit
+
+    @njit
+    def take_turns(turn, log, n, me):
+        # thread `me` waits for its turn (turn % 2 == me), writes the turn number, passes it on
+        for _ in range(n):
+            t = atomic_load(turn, 0)
+            while t % 2 != me:
+                t = atomic_load(turn, 0)
+            log[t] = me
+            atomic_store(turn, 0, t + 1)
+
+    @njit
+    def cas(a, expected, new):
+        return atomic_cas(a, 0, expected, new)
+
+    a = np.array([5], np.int64)
+    assert not cas(a, 4, 9) and a[0] == 5
+    assert cas(a, 5, 9) and a[0] == 9
+    turn, log = np.zeros(1, np.int64), np.full(2000, -1, np.int64)
+    threads = [threading.Thread(target=take_turns, args=(turn, log, 1000, me), daemon=True) for me in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert turn[0] == 2000
+    assert_array_equal(log, np.arange(2000) % 2)
