@@ -145,6 +145,22 @@ def standardize(block, w):
 
 
 @njit
+def _weighted_on_both_sides(w, t):
+    """Whether rows of positive weight lie both inside and outside the mask ``t`` (weights are >= 0)."""
+    inside = False
+    outside = False
+    for i in range(w.shape[0]):
+        if w[i] > 0.0:
+            if t[i]:
+                inside = True
+            else:
+                outside = True
+            if inside and outside:
+                return True
+    return False
+
+
+@njit
 def score_hyperplane(X, rows, features, weights, threshold, best, w, yk, yr, total, criterion, min_samples_leaf,
                      min_weight_leaf, proj):
     """Project the node on ``weights`` and score the split: ``(cost, threshold, missing_left)``.
@@ -234,7 +250,7 @@ class LinearNodeModel(NodeModel):
         proj = np.empty(rows.shape[0])
         search = self.threshold == "best"
         for t in self.partition(Z, ykc, wc):
-            if not (wc[t].sum() > 0.0 and wc[~t].sum() > 0.0):
+            if not _weighted_on_both_sides(wc, t):
                 continue  # a binary problem needs rows on both sides
             for model in self.models:
                 try:

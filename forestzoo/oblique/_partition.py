@@ -116,16 +116,38 @@ def multi2binary(Z, yk, w):
     if present.size == 2:
         return [codes == 0]
     means, covs = class_moments(np.ascontiguousarray(Z), codes, w, present.size, COVARIANCE_RIDGE)
-    dist = bhattacharyya_distances(means, covs)
-    # the farthest pair among distinct classes (indistinguishable classes, all distances 0, or
-    # non-finite distances still give two different seeds)
-    i, j = np.triu_indices(present.size, k=1)
-    pair = dist[i, j]
-    k = np.argmax(np.where(np.isfinite(pair), pair, -np.inf))
-    p, n = i[k], j[k]
-    positive = dist[:, p] < dist[:, n]
-    positive[p], positive[n] = True, False
-    return [positive[codes]]
+    return [_hyperclass_mask(bhattacharyya_distances(means, covs), codes)]
+
+
+@njit
+def _hyperclass_mask(dist, codes):
+    """Rows of ``W_p``: seeds are the farthest pair of classes, every other class joins the nearer seed.
+
+    The pair is the first maximum over ``i < j`` in row-major order, a
+    non-finite distance counting as -inf, so indistinguishable classes (all
+    distances 0) or non-finite distances still give two different seeds.
+    """
+    c = dist.shape[0]
+    p, n = 0, 1
+    best = -np.inf
+    first = True
+    for i in range(c):
+        for j in range(i + 1, c):
+            d = dist[i, j]
+            if not np.isfinite(d):
+                d = -np.inf
+            if first or d > best:
+                best, p, n = d, i, j
+                first = False
+    positive = np.empty(c, np.bool_)
+    for k in range(c):
+        positive[k] = dist[k, p] < dist[k, n]
+    positive[p] = True
+    positive[n] = False
+    out = np.empty(codes.shape[0], np.bool_)
+    for r in range(codes.shape[0]):
+        out[r] = positive[codes[r]]
+    return out
 
 
 def one_vs_all(Z, yk, w):
