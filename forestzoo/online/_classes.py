@@ -77,26 +77,26 @@ class OnlineForest:
         return self.seen.shape[1]
 
     def grown(self, node_capacity, slot_capacity):
-        """A copy with at least the given capacities (the spare rows start as fresh leaves)."""
-        fresh = OnlineForest.new(self.fmin.shape[1], self.values.shape[2], self.stats.shape[2], self.tfeat.shape[2],
-                                 np.zeros(self.nodes.shape[0], np.int64), max(node_capacity, self.node_capacity))
-        out = {}
-        for name in ("nodes", "values", "parent_of", "slot"):
-            a = getattr(fresh, name)
-            a[:, : self.node_capacity] = getattr(self, name)
-            out[name] = a
+        """A copy with at least the given capacities (spare node rows are fresh leaves, spare pool rows zeros)."""
+        n_trees = self.nodes.shape[0]
+        cap = max(node_capacity, self.node_capacity)
+        old = self.node_capacity
+        out = {
+            "nodes": np.tile(empty_nodes(cap), (n_trees, 1)),
+            "values": np.zeros((n_trees, cap, self.values.shape[2])),
+            "parent_of": np.full((n_trees, cap), -1, np.int64),
+            "slot": np.full((n_trees, cap), -1, np.int64),
+        }
+        for name, a in out.items():
+            a[:, :old] = getattr(self, name)
         scap = max(slot_capacity, self.slot_capacity)
         for name in ("seen", "stats", "tfeat", "tthr", "tstats"):
-            old = getattr(self, name)
-            a = np.zeros((old.shape[0], scap) + old.shape[2:], old.dtype)
-            a[:, : old.shape[1]] = old
-            out[name] = a
+            a = getattr(self, name)
+            out[name] = np.zeros((n_trees, scap) + a.shape[2:], a.dtype)
+            out[name][:, : a.shape[1]] = a
         for name in ("counts", "fmin", "fmax", "rng"):
             out[name] = getattr(self, name).copy()
         return OnlineForest(**out)
-
-    def copy(self):
-        return self.grown(self.node_capacity, self.slot_capacity)
 
     def tree(self, t, n_features):
         """Tree ``t``'s fitted part as an engine :class:`~forestzoo._engine.tree.Tree` (views, no copy)."""
