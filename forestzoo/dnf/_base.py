@@ -27,7 +27,7 @@ from .._engine.rng import draw_seeds, make_state
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf
-from .._threads import start_helper
+from .._threads import n_cores, start_helper
 from ._kernels import SYNC_SIZE, batch_helper, block_rows, evaluate, stop_helper, train_dnf, train_scratch
 
 DNF_PARAMETER_CONSTRAINTS = {
@@ -180,8 +180,9 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         ft_seeds = draw_seeds(np.random.RandomState(int(seeds[1] & 0x7FFFFFFF)), len(trees))
 
         n_jobs = getattr(self, "n_jobs", None)
-        # one tree (DNDT): its mini-batches are shared by n_jobs threads; several (DNRF): trees run side by side
-        n_threads = effective_n_jobs(n_jobs) if len(trees) == 1 else 1
+        # one tree (DNDT): its mini-batches are shared by n_jobs threads; several (DNRF): trees run side by side.
+        # The DNDT helper thread spins between batches, so it needs a core of its own.
+        n_threads = min(effective_n_jobs(n_jobs), n_cores()) if len(trees) == 1 else 1
 
         def one(tree, rows, weights, seed):
             leaf_class = np.argmax(tree.values, axis=1)
