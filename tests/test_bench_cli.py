@@ -503,6 +503,26 @@ def test_denoising_suite_runs_on_tiny_data_and_ranks_lower_error_first(tmp_path,
     assert "2 / 0 / 0" in text  # DRF wins both against RF-d4
 
 
+def test_noise_fraction_reruns_the_denoising_suite_at_another_level(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["bench", "--suite", "denoising", "--datasets", "concrete", "--models", "RF-d4", "--n-estimators", "2",
+            "--repeats", "1", "--n-jobs", "1", "--no-progress", "--out", str(out)]
+    assert main(argv + ["--noise-fraction", "0.75"]) == 0
+    text = capsys.readouterr().out
+    assert "MeanReplacementNoise(fraction=0.75)" in text and "in every test row 75 % of the features" in text
+    noisy = read_results(out / "results.csv")[0].nl1_error
+    # the default level is another transform: it does not resume the 75 % run
+    assert main(argv) == 2
+    assert "transform" in capsys.readouterr().err
+    assert main(argv[:-2] + ["--out", str(tmp_path / "clean"), "--noise-fraction", "0"]) == 0
+    assert read_results(tmp_path / "clean" / "results.csv")[0].nl1_error < noisy
+    # a suite without a noise level, and a fraction outside [0, 1], are refused with a message
+    assert main(["bench", "--suite", "quick", "--noise-fraction", "0.5", "--no-progress"]) == 2
+    assert "has no test-noise level; --noise-fraction applies to denoising" in capsys.readouterr().err
+    assert main(argv[:-2] + ["--out", str(tmp_path / "bad"), "--noise-fraction", "1.5"]) == 2
+    assert "must be in [0, 1]" in capsys.readouterr().err
+
+
 def test_denoising_suite_data_directory_datasets(tmp_path):
     with pytest.raises(FileNotFoundError, match="energy_efficiency.csv.gz"):
         run_suite("denoising", models=["RF-d4"], data_home=tmp_path)

@@ -58,6 +58,9 @@ def _add_bench(sub):
     bench.add_argument("--paper-tables", default=None, metavar="DIR",
                        help="directory of the papers' tables (default: "
                             "$FORESTZOO_PAPER_TABLES, else paper_tables beside --data-home)")
+    bench.add_argument("--noise-fraction", type=float, default=None, metavar="F",
+                       help="corrupt every test row: a fraction F of its features replaced by the training "
+                            "mean (suites with a test-noise level: denoising; default: the suite's own level)")
     bench.add_argument("--out", default=None, metavar="DIR",
                        help=f"output directory (default: {DEFAULT_OUT}/SUITE)")
     bench.add_argument("--no-progress", action="store_true",
@@ -178,7 +181,15 @@ def _bench(args, argv):
 
     try:
         suite = get_suite(args.suite)
-        out = Path(args.out) if args.out else Path(DEFAULT_OUT) / suite.name
+        name = suite.name
+        if args.noise_fraction is not None:
+            if suite.with_test_noise is None:
+                with_noise = [s.name for s in list_suites() if s.with_test_noise is not None]
+                raise ValueError(f"suite {suite.name!r} has no test-noise level; --noise-fraction applies to "
+                                 f"{', '.join(with_noise)}.")
+            suite = suite.with_test_noise(args.noise_fraction)
+            name = f"{suite.name}-noise{args.noise_fraction:g}"  # its own results: a run resumes one transform
+        out = Path(args.out) if args.out else Path(DEFAULT_OUT) / name
         progress = _Progress(enabled=not args.no_progress, metric=suite.metric)
         with progress:
             run = run_suite(suite, models=args.models, datasets=args.datasets,

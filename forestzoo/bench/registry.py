@@ -106,6 +106,10 @@ class Suite:
         with it. Its ``repr`` is recorded in ``run.json``: a run resumes only
         with the same transform, so give it a ``repr`` that names its settings
         (a dataclass does).
+    with_test_noise
+        ``None``, or ``f(fraction) -> Suite``: the same protocol with its test
+        rows corrupted at another noise level (``forestzoo bench
+        --noise-fraction``); the ``denoising`` suite has one.
     """
 
     name: str
@@ -126,6 +130,7 @@ class Suite:
     time_budget_s: float | None = None
     paper_names: dict = field(default_factory=dict, compare=False, hash=False)
     test_transform: Callable | None = field(default=None, hash=False)
+    with_test_noise: Callable | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __post_init__(self):
         if self.protocol not in PROTOCOLS:

@@ -56,27 +56,42 @@ def _rf_depth4(n_estimators, n_jobs, random_state):
                                  random_state=random_state)
 
 
-register_suite(Suite(
-    name="denoising",
-    description="DRF vs the depth-4 regression forest on test rows with 37.5 % of their features "
-                "replaced by the training mean (Hibino et al. 2017): normalised L1 error %, lower is better; "
-                "energy_efficiency, music_origin and protein_casp need --data-home",
-    datasets=("concrete", "energy_efficiency", "airfoil", "music_origin", "protein_casp"),
-    models=("RF-d4", "DRF"),
-    protocol="holdout", test_size=0.25, repeats=3, n_estimators=20, metric="nl1_error",
-    test_transform=MeanReplacementNoise(SUITE_NOISE),
-    paper_table="denoising_table2_tree_selection.csv",
-    paper_names={"DRF": "regression_error_with"},
-    notes="Training rows clean; in every test row 37.5 % of the features (rounded to the nearest count: "
-          "3 of 8 for concrete and energy_efficiency, 2 of 5 for airfoil) are replaced by the training "
-          "part's mean, the same rows for every model. One S/N level, the median of the paper's seven "
-          "(0-75 %): on the paper's Table 1 curve (RF on Concrete) the error at 37.5 % (23.7 %) is the "
-          "single level closest to the curve's mean over 0-75 % (23.5 %), the reading of Table 2 that "
-          "docs/results/denoising.md adopts. Another level: run the suite from Python with "
-          "dataclasses.replace(suite, test_transform=forestzoo.denoising.MeanReplacementNoise(f)). "
-          "Error: sum|y - y_hat| / sum|y| (Section 4.2). Random 75/25 splits as in "
-          "benchmarks/bench_denoising.py; one forest size (20 trees; DRF grows 40 and keeps the 20 with "
-          "the lowest mean cross entropy) where the paper tunes 15-40 per dataset. The paper column is "
-          "Table 2's 'with selection' error, whose S/N the paper does not state: a reference, not a "
-          "target. DRF's autoencoders make it over 100x slower to fit than RF-d4.",
-))
+def denoising_suite(fraction=SUITE_NOISE):
+    """The ``denoising`` suite with a fraction ``fraction`` of every test row's features replaced."""
+    fraction = float(fraction)
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"the noise fraction must be in [0, 1]; got {fraction}.")
+    pct = f"{100 * fraction:g} %"
+    if fraction == SUITE_NOISE:
+        level = ("Training rows clean; in every test row 37.5 % of the features (rounded to the nearest count: "
+                 "3 of 8 for concrete and energy_efficiency, 2 of 5 for airfoil) are replaced by the training "
+                 "part's mean, the same rows for every model. One S/N level, the median of the paper's seven "
+                 "(0-75 %): on the paper's Table 1 curve (RF on Concrete) the error at 37.5 % (23.7 %) is the "
+                 "single level closest to the curve's mean over 0-75 % (23.5 %), the reading of Table 2 that "
+                 "docs/results/denoising.md adopts. Another level: forestzoo bench --suite denoising "
+                 "--noise-fraction F. ")
+    else:
+        level = (f"Training rows clean; in every test row {pct} of the features (rounded to the nearest count) "
+                 f"are replaced by the training part's mean, the same rows for every model (--noise-fraction "
+                 f"{fraction:g}; the suite's default is 37.5 %, the median of the paper's seven levels 0-75 %). ")
+    return Suite(
+        name="denoising",
+        description=f"DRF vs the depth-4 regression forest on test rows with {pct} of their features "
+                    "replaced by the training mean (Hibino et al. 2017): normalised L1 error %, lower is better; "
+                    "energy_efficiency, music_origin and protein_casp need --data-home",
+        datasets=("concrete", "energy_efficiency", "airfoil", "music_origin", "protein_casp"),
+        models=("RF-d4", "DRF"),
+        protocol="holdout", test_size=0.25, repeats=3, n_estimators=20, metric="nl1_error",
+        test_transform=MeanReplacementNoise(fraction),
+        paper_table="denoising_table2_tree_selection.csv",
+        paper_names={"DRF": "regression_error_with"},
+        notes=level + "Error: sum|y - y_hat| / sum|y| (Section 4.2). Random 75/25 splits as in "
+              "benchmarks/bench_denoising.py; one forest size (20 trees; DRF grows 40 and keeps the 20 with "
+              "the lowest mean cross entropy) where the paper tunes 15-40 per dataset. The paper column is "
+              "Table 2's 'with selection' error, whose S/N the paper does not state: a reference, not a "
+              "target. DRF's autoencoders make it over 100x slower to fit than RF-d4.",
+        with_test_noise=denoising_suite,
+    )
+
+
+register_suite(denoising_suite())
