@@ -159,6 +159,48 @@ def test_keyboard_interrupt_during_partial_fit_keeps_the_previous_state(Estimato
                                          Estimator.__name__)
 
 
+@pytest.mark.parametrize("Estimator", [c for _, c in PARTIAL], ids=_ids(PARTIAL))
+def test_keyboard_interrupt_during_threaded_in_place_partial_fit_learns_all_or_nothing(Estimator):
+    """A batch learned in place on threads: after an interrupt every tree has the batch or none has.
+
+    In place there is no previous state to return to once the trees have learned (an interrupt that
+    lands after that, e.g. while partial_fit returns, is raised with the batch learned), so the model
+    must equal either the one before the call or the one after an uninterrupted call, and
+    ``n_samples_seen_`` says which.
+    """
+    X, y = data(Estimator(), n_samples=3000)
+    extra = {"classes": np.unique(y)} if is_classifier(Estimator()) else {}
+
+    def warm():  # 600 rows x 4 trees: shared between threads; room made first so that it is learned in place
+        model = fast_instance(Estimator, n_jobs=2, n_estimators=4)
+        model.partial_fit(X[:2400], y[:2400], **extra)
+        f = model.forest_
+        model.forest_ = f.grown(f.node_capacity + 8192, f.slot_capacity + 4096)
+        return model
+
+    def call(m):
+        return m.partial_fit(X[2400:], y[2400:])
+
+    before = snapshot(warm(), X)
+    model = warm()
+    forest = model.forest_
+    call(model)
+    assert model.forest_ is forest and model.n_samples_seen_ == 3000  # in place, on threads
+    after = snapshot(model, X)
+    counter = _Interrupter()
+    counter.run(call, warm())
+    assert counter.calls > 3
+    outcomes = set()
+    for at in range(1, counter.calls + 1):
+        model = warm()
+        with pytest.raises(KeyboardInterrupt):
+            _Interrupter(at).run(call, model)
+        learned = model.n_samples_seen_ == 3000
+        assert_same_snapshot(after if learned else before, snapshot(model, X))
+        outcomes.add(learned)
+    assert outcomes == {False, True}  # both outcomes occur: interrupts before and after the learning
+
+
 # ---------------------------------------------------------------------------------------------
 # a Dask worker killed during a forest fit
 

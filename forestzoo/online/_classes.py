@@ -1,6 +1,7 @@
 """Online random forests with ``partial_fit`` (lecture Algorithm 1; Saffari et al. 2009)."""
 
 import math
+from concurrent.futures import wait
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -17,9 +18,10 @@ from .._validation import _check_labels, _check_ndim, _check_X_types
 from .._engine.edit import empty_nodes
 from .._engine.rng import draw_seeds, make_state
 from .._engine.tree import Tree
-from .._threads import run_blocks
+from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
-from ._kernels import ENTROPY, GINI, MAX_REPS, VARIANCE, predict_trees, train_trees
+from ._kernels import (ABORT, ENTROPY, GINI, LEARN, MAX_REPS, VARIANCE, WAIT, predict_trees, tell, train_trees,
+                       train_trees_when_told)
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
 _INITIAL_CAPACITY = 64
@@ -104,6 +106,29 @@ class OnlineForest:
         return Tree(self.nodes[t, :n], self.values[t, :n], n_features)
 
 
+def _train_on_threads(args, n_trees, n_threads):
+    """:func:`train_trees` over blocks of trees on the pool's threads, all or none.
+
+    Every block is started waiting, then one compiled call tells them all to
+    learn.  An interrupt before that call makes them return untouched; after
+    it, this waits until every block has learned the batch.
+    """
+    n_threads = max(1, min(n_threads, n_cores(), n_trees))
+    bounds = [n_trees * k // n_threads for k in range(n_threads + 1)]
+    go = np.zeros(1, np.int64)
+    futures = []
+    try:
+        for k in range(n_threads):
+            futures.append(start_helper(train_trees_when_told, go, *args, bounds[k], bounds[k + 1]))
+        tell(go, LEARN)
+    finally:
+        if go[0] == WAIT:
+            tell(go, ABORT)
+        wait(futures)
+    for future in futures:
+        future.result()
+
+
 class BaseOnlineForest(BaseEstimator):
     """Shared ``fit`` / ``partial_fit`` / prediction of the online forests; not for direct use."""
 
@@ -186,14 +211,15 @@ class BaseOnlineForest(BaseEstimator):
         next_row = np.zeros(n_trees, np.int64)
         while True:
             # In place, this is the batch's only change to the model, and the capacity check above guarantees
-            # that it completes: with one thread, a single compiled call that no interrupt can split.
+            # that it completes: with one thread a single compiled call that no interrupt can split, with
+            # several a set of blocks that all learn or all return untouched (_train_on_threads).
             args = (X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
                     forest.tfeat, forest.tthr, forest.tstats, forest.counts, forest.fmin, forest.fmax, forest.rng,
                     next_row, crit, float(n_split), float(self.min_gain), max_depth, max_nodes)
             if n_threads == 1:
                 train_trees(*args, 0, n_trees)
             else:
-                run_blocks(train_trees, n_trees, n_threads, *args)
+                _train_on_threads(args, n_trees, n_threads)
             if next_row.min() >= n:
                 break
             if in_place:  # the bound above makes this unreachable
@@ -386,7 +412,12 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
                          random_state=random_state)
 
     def partial_fit(self, X, y, classes=None):
-        """Learn from one mini-batch; a batch that raises leaves the model exactly as it was.
+        """Learn from one mini-batch, wholly or not at all.
+
+        A batch that fails validation leaves the model exactly as it was.  An
+        interrupted call (``KeyboardInterrupt``) leaves either the model
+        before the call or the model with the whole batch learned;
+        ``n_samples_seen_`` says which.
 
         Parameters
         ----------
@@ -484,7 +515,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
                          random_state=random_state)
 
     def partial_fit(self, X, y):
-        """Learn from one mini-batch; a batch that raises leaves the model exactly as it was.
+        """Learn from one mini-batch, wholly or not at all (see ``OnlineRandomForestClassifier.partial_fit``).
 
         Returns
         -------

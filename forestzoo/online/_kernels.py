@@ -22,6 +22,7 @@ updated incrementally by Eq. (5) and Eq. (9).
 
 import numpy as np
 
+from .._atomics import atomic_load, atomic_store
 from .._engine.rng import rng_randint, rng_uniform
 from .._engine.tree import TREE_LEAF, accumulate_tree
 from .._jit import njit
@@ -280,6 +281,36 @@ def train_trees(
                 tthr[t], tstats[t], counts[t], gmin[t], gmax[t], rng[t], criterion, n_split, min_gain, max_depth,
                 max_nodes, lo, hi, tmp,
             )
+
+
+#: ``go[0]`` of :func:`train_trees_when_told`: wait, learn, or return without learning
+WAIT, LEARN, ABORT = 0, 1, 2
+
+
+@njit
+def train_trees_when_told(
+    go, X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax, rng,
+    next_row, criterion, n_split, min_gain, max_depth, max_nodes, t0, t1,
+):
+    """:func:`train_trees` on a worker thread, once ``go[0]`` (read atomically) leaves ``WAIT``.
+
+    ``LEARN``: learn; ``ABORT``: return without touching the trees.  The
+    caller starts every block first and then flips ``go`` in one compiled
+    call, so an interrupt leaves either no tree or every tree with the batch.
+    """
+    state = atomic_load(go, 0)
+    while state == WAIT:
+        state = atomic_load(go, 0)
+    if state != LEARN:
+        return
+    train_trees(X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax,
+                rng, next_row, criterion, n_split, min_gain, max_depth, max_nodes, t0, t1)
+
+
+@njit
+def tell(go, state):
+    """``go[0] = state``, atomically."""
+    atomic_store(go, 0, state)
 
 
 @njit
