@@ -30,12 +30,15 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
     hist[MISSING_BIN, :] = 0.0
     if end <= start:
         return
-    # the two loops differ only in the statistics they add (see criteria.py)
+    # The node's rows are consecutive when the span of idx equals its length: every node's idx is
+    # sorted and distinct (the root is np.flatnonzero(weights > 0) and partitions are stable), so this
+    # holds at the root of a fit where every weight is positive.  Then the codes are read as a slice,
+    # without the index stream (a fifth of the bytes).
+    first = np.int64(idx[start])
+    consecutive = np.int64(idx[end - 1]) - first == end - 1 - start
+    # the loops differ only in the statistics they add (see criteria.py)
     if criterion == SQUARED_ERROR:
-        first = np.int64(idx[start])
-        if np.int64(idx[end - 1]) - first == end - 1 - start:
-            # the node's rows are consecutive (idx is sorted and distinct: the root of an unweighted
-            # fit): read the codes as a slice and skip the index stream, a fifth of the bytes
+        if consecutive:
             node_codes = codes[first:first + (end - start)]
             for p in range(start, end):
                 b = node_codes[p - start]
@@ -48,10 +51,17 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
             hist[b, 0] += 1.0
             hist[b, 1] += w[p]
             hist[b, 2] += wy[p]
+    elif consecutive:
+        node_codes = codes[first:first + (end - start)]
+        for p in range(start, end):
+            b = node_codes[p - start]
+            wi = w[p]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2 + yk[p]] += wi
     else:
         for p in range(start, end):
-            i = idx[p]
-            b = codes[i]
+            b = codes[idx[p]]
             wi = w[p]
             hist[b, 0] += 1.0
             hist[b, 1] += wi
