@@ -109,9 +109,10 @@ def run_blocks(kernel, n_items, n_threads, *args):
 def start_helper(fn, *args):
     """Run ``fn(*args)`` on a thread of the block pool; returns its ``concurrent.futures.Future``.
 
-    For a compiled loop that works beside the caller for a whole fit and
-    returns when the caller tells it to (DNDT's mini-batch helper); the
-    caller must never wait for work only the helper could do, since the
-    pool may start it late.
+    For compiled loops that wait for the caller's word on shared atomic
+    counters (DNDT's mini-batch helper, the online forests' blocks of
+    trees).  The pool may start them late, so the caller never waits for
+    work that only a helper could do, or waits only after telling every
+    helper what to do.
     """
     return _executor().submit(fn, *args)
