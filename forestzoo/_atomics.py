@@ -16,6 +16,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ._jit import njit
+
 
 def _check(a):
     if not (isinstance(a, types.Array) and a.dtype == types.int64 and a.ndim == 1):
@@ -68,4 +70,10 @@ def atomic_cas(typingctx, a, i, expected, new):
     return sig, codegen
 
 
-__all__ = ["atomic_cas", "atomic_load", "atomic_store"]
+@njit
+def store(a, i, value):
+    """:func:`atomic_store` as one compiled call from Python: it happens wholly or not at all."""
+    atomic_store(a, i, value)
+
+
+__all__ = ["atomic_cas", "atomic_load", "atomic_store", "store"]

@@ -51,7 +51,7 @@ class ThreadBatches:
 #
 # Some single steps of a fit are worth two cores on their own: binning the training
 # matrix, the histograms of a large node when a round grows one tree (boosting), a
-# pass of binomial gradients, a DNDT mini-batch.  They cut their work into contiguous
+# pass of binomial gradients.  They cut their work into contiguous
 # blocks; the calling thread runs the first block and threads of this pool (created
 # on first use, one per core) the others.  The blocks run compiled, GIL-free kernels
 # (bin edges: numpy, whose sort releases the GIL), and each output element is written

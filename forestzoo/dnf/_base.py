@@ -27,8 +27,9 @@ from .._engine.rng import draw_seeds, make_state
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf
+from .._atomics import store
 from .._threads import n_cores, start_helper
-from ._kernels import SYNC_SIZE, batch_helper, block_rows, evaluate, stop_helper, train_dnf, train_scratch
+from ._kernels import STOP, SYNC_SIZE, batch_helper, block_rows, evaluate, train_dnf, train_scratch
 
 DNF_PARAMETER_CONSTRAINTS = {
     "n_epochs": [Interval(Integral, 1, None, closed="left")],
@@ -130,7 +131,7 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
             )
         finally:
             if helper is not None:
-                stop_helper(sync)
+                store(sync, STOP, 1)  # also when it has not started yet
                 if not helper.cancel():  # it started: it returns as soon as it sees the stop
                     helper.result()
         improved = np.ones(n_funcs, bool) if r == 0 else out_loss < best_loss

@@ -88,10 +88,10 @@ class DNDTClassifier(BaseDNF):
         Features drawn at every node of the initial tree."""
         + _DNF_PARAMS_DOC.format(n_epochs=100, learning_rate=1.0, momentum=0.9, batch_size=64, init_slope=1.0)
         + """    n_jobs : int or None, default=None
-        Threads that share every mini-batch of the fine-tuning (each takes a
-        share of its rows; joblib's rules: ``-1`` all cores, ``None`` one
-        unless a ``parallel_config`` says otherwise).  The fitted weights do not
-        depend on it.
+        Above 1 (joblib's rules: ``-1`` all cores, ``None`` one unless a
+        ``parallel_config`` says otherwise), and with a second core, a helper
+        thread computes half of every mini-batch of the fine-tuning; more
+        threads add nothing.  The fitted weights do not depend on it.
     random_state : int, RandomState or None, default=None
         Seeds the validation split, the tree and the mini-batch order.
 

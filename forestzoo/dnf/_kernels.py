@@ -226,6 +226,7 @@ def batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, 
 # previous generation to this one, so train_dnf never waits for a part nobody has taken.
 _GEN, _B0, _B1, _CLAIM, _DONE, _STOP, _READY = range(7)
 SYNC_SIZE = 7
+STOP = _STOP  #: set ``sync[STOP]`` to 1 (atomically) to make a :func:`batch_helper` return
 
 
 @njit
@@ -249,12 +250,6 @@ def batch_helper(sync, Xa, targets, sw, order, weights, unit_ptr, unit_parent, u
             batch_parts(Xa, targets, sw, order, sync[_B0], sync[_B1], weights, unit_ptr, unit_parent, unit_right,
                         term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws, 1, 2)
             atomic_store(sync, _DONE, g)
-
-
-@njit
-def stop_helper(sync):
-    """Tell a :func:`batch_helper` to return (also when it has not started yet)."""
-    atomic_store(sync, _STOP, 1)
 
 
 def train_scratch(n_train, weights, n_funcs):

@@ -15,12 +15,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import _check_labels, _check_ndim, _check_X_types
 
+from .._atomics import store
 from .._engine.edit import empty_nodes
 from .._engine.rng import draw_seeds, make_state
 from .._engine.tree import Tree
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
-from ._kernels import (ABORT, ENTROPY, GINI, LEARN, MAX_REPS, VARIANCE, WAIT, predict_trees, tell, train_trees,
+from ._kernels import (ABORT, ENTROPY, GINI, LEARN, MAX_REPS, VARIANCE, WAIT, predict_trees, train_trees,
                        train_trees_when_told)
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
@@ -54,19 +55,16 @@ class OnlineForest:
     @classmethod
     def new(cls, n_features, n_values, n_stats, n_tests, seeds, node_capacity=_INITIAL_CAPACITY):
         """Trees of one leaf each, one per seed; the roots' candidate splits are drawn once data arrive."""
-        n_trees = len(seeds)
-        cap = node_capacity
-        slot = np.full((n_trees, cap), -1, np.int64)
-        slot[:, 0] = 0
+        n_trees, cap = len(seeds), node_capacity
+        arrays = _node_arrays(n_trees, cap, n_values)
+        arrays["slot"][:, 0] = 0
         counts = np.zeros((n_trees, 3), np.int64)
         counts[:, :2] = 1
         return cls(
-            nodes=np.tile(empty_nodes(cap), (n_trees, 1)), values=np.zeros((n_trees, cap, n_values)),
-            parent_of=np.full((n_trees, cap), -1, np.int64), slot=slot, seen=np.zeros((n_trees, cap)),
-            stats=np.zeros((n_trees, cap, n_stats)), tfeat=np.zeros((n_trees, cap, n_tests), np.int64),
-            tthr=np.full((n_trees, cap, n_tests), np.nan), tstats=np.zeros((n_trees, cap, n_tests, 2, n_stats)),
-            counts=counts, fmin=np.full((n_trees, n_features), np.inf),
-            fmax=np.full((n_trees, n_features), -np.inf),
+            **arrays, seen=np.zeros((n_trees, cap)), stats=np.zeros((n_trees, cap, n_stats)),
+            tfeat=np.zeros((n_trees, cap, n_tests), np.int64), tthr=np.full((n_trees, cap, n_tests), np.nan),
+            tstats=np.zeros((n_trees, cap, n_tests, 2, n_stats)), counts=counts,
+            fmin=np.full((n_trees, n_features), np.inf), fmax=np.full((n_trees, n_features), -np.inf),
             rng=np.concatenate([make_state(int(s))[None, :] for s in seeds]),
         )
 
@@ -81,14 +79,8 @@ class OnlineForest:
     def grown(self, node_capacity, slot_capacity):
         """A copy with at least the given capacities (spare node rows are fresh leaves, spare pool rows zeros)."""
         n_trees = self.nodes.shape[0]
-        cap = max(node_capacity, self.node_capacity)
         old = self.node_capacity
-        out = {
-            "nodes": np.tile(empty_nodes(cap), (n_trees, 1)),
-            "values": np.zeros((n_trees, cap, self.values.shape[2])),
-            "parent_of": np.full((n_trees, cap), -1, np.int64),
-            "slot": np.full((n_trees, cap), -1, np.int64),
-        }
+        out = _node_arrays(n_trees, max(node_capacity, old), self.values.shape[2])
         for name, a in out.items():
             a[:, :old] = getattr(self, name)
         scap = max(slot_capacity, self.slot_capacity)
@@ -106,6 +98,16 @@ class OnlineForest:
         return Tree(self.nodes[t, :n], self.values[t, :n], n_features)
 
 
+def _node_arrays(n_trees, capacity, n_values):
+    """``nodes``, ``values``, ``parent_of``, ``slot`` of ``n_trees`` trees whose rows are all fresh leaves."""
+    return {
+        "nodes": np.tile(empty_nodes(capacity), (n_trees, 1)),
+        "values": np.zeros((n_trees, capacity, n_values)),
+        "parent_of": np.full((n_trees, capacity), -1, np.int64),
+        "slot": np.full((n_trees, capacity), -1, np.int64),
+    }
+
+
 def _train_on_threads(args, n_trees, n_threads):
     """:func:`train_trees` over blocks of trees on the pool's threads, all or none.
 
@@ -120,10 +122,10 @@ def _train_on_threads(args, n_trees, n_threads):
     try:
         for k in range(n_threads):
             futures.append(start_helper(train_trees_when_told, go, *args, bounds[k], bounds[k + 1]))
-        tell(go, LEARN)
+        store(go, 0, LEARN)
     finally:
         if go[0] == WAIT:
-            tell(go, ABORT)
+            store(go, 0, ABORT)
         wait(futures)
     for future in futures:
         future.result()

@@ -22,7 +22,7 @@ updated incrementally by Eq. (5) and Eq. (9).
 
 import numpy as np
 
-from .._atomics import atomic_load, atomic_store
+from .._atomics import atomic_load
 from .._engine.rng import rng_randint, rng_uniform
 from .._engine.tree import TREE_LEAF, accumulate_tree
 from .._jit import njit
@@ -305,12 +305,6 @@ def train_trees_when_told(
         return
     train_trees(X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax,
                 rng, next_row, criterion, n_split, min_gain, max_depth, max_nodes, t0, t1)
-
-
-@njit
-def tell(go, state):
-    """``go[0] = state``, atomically."""
-    atomic_store(go, 0, state)
 
 
 @njit
