@@ -35,46 +35,56 @@ BATCH_PARTS = 2
 
 
 @njit(inline="always")
-def _unit_probs(Z, b, hard, fpos, fneg):
-    """``f_k`` (Eq. 4) and ``1 - f_k`` of every split unit for row ``b``.
+def _unit_probs(Z, b, hard, lit):
+    """The literals of every split unit for row ``b``: ``lit[n + k] = f_k`` (Eq. 4), ``lit[k] = 1 - f_k``.
 
-    Both come from one ``exp(-|z|)``, so neither loses precision when the
-    sigmoid saturates; every literal of the unit then reuses them.
+    ``n`` is the number of units, so the literal a child takes from its
+    parent ``p`` is ``lit[right * n + p]`` (``right`` = 1 on the ``f_p``
+    side): no branch on the side in the tree walks.  Both literals come
+    from one ``exp(-|z|)``, so neither loses precision when the sigmoid
+    saturates.  The exponentials are taken in a loop of their own and the
+    sign is applied by arithmetic, not branches (the sign of ``z`` is what a
+    branch predictor cannot guess).
     ``hard``: the indicator of Eq. (1) instead of the sigmoid.
     """
-    for u in range(Z.shape[1]):
-        z = Z[b, u]
-        if hard:
-            fpos[u] = 1.0 if z > 0.0 else 0.0
-        else:
-            e = np.exp(-abs(z))
-            big = 1.0 / (1.0 + e)
-            if z >= 0.0:
-                fpos[u] = big
-                fneg[u] = e * big
-                continue
-            fpos[u] = e * big
-        fneg[u] = 1.0 - fpos[u]
+    n = Z.shape[1]
+    if hard:
+        for u in range(n):
+            f = 1.0 if Z[b, u] > 0.0 else 0.0
+            lit[n + u] = f
+            lit[u] = 1.0 - f
+        return
+    for u in range(n):
+        lit[u] = np.exp(-abs(Z[b, u]))
+    for u in range(n):
+        e = lit[u]
+        big = 1.0 / (1.0 + e)
+        small = e * big
+        # m * a + (1 - m) * b with m in {0, 1} is exactly a or b (a, b finite) and, unlike a
+        # conditional, lets the loop be vectorised
+        m = 1.0 if Z[b, u] >= 0.0 else 0.0
+        lit[n + u] = m * big + (1.0 - m) * small
+        lit[u] = m * small + (1.0 - m) * (1.0 - small)
 
 
 @njit(inline="always")
-def _reach(u0, u1, unit_parent, unit_right, fpos, fneg, reach):
+def _reach(u0, u1, unit_parent, unit_right, lit, reach):
     """Product of the literals from the root down to each unit ``u0 <= u < u1`` (its own split excluded)."""
+    n = reach.shape[0]
     for u in range(u0, u1):
         p = unit_parent[u]
-        if p < 0:
-            reach[u] = 1.0
-        else:
-            reach[u] = reach[p] * (fpos[p] if unit_right[u] == 1 else fneg[p])
+        q = max(p, 0)
+        below = reach[q] * lit[unit_right[u] * n + q]
+        reach[u] = below if p >= 0 else 1.0
 
 
 @njit(inline="always")
-def _term(i, term_parent, term_right, fpos, fneg, reach):
+def _term(i, term_parent, term_right, lit, reach):
     """``g_i`` of Eq. (5): the product of the literals on the path of leaf ``i``."""
     p = term_parent[i]
     if p < 0:
         return 1.0  # the tree is a single leaf: an empty conjunction
-    return reach[p] * (fpos[p] if term_right[i] == 1 else fneg[p])
+    return reach[p] * lit[term_right[i] * reach.shape[0] + p]
 
 
 @njit
@@ -82,16 +92,15 @@ def dnf_scores(Z, unit_ptr, unit_parent, unit_right, term_ptr, term_parent, term
     """``h^j`` of every row of ``Z`` (rows x units) and function ``j``, Eq. (5) / (12)."""
     n_funcs = term_ptr.shape[0] - 1
     n_units = Z.shape[1]
-    fpos = np.empty(n_units)
-    fneg = np.empty(n_units)
+    lit = np.empty(2 * n_units)
     reach = np.empty(n_units)
     for b in range(Z.shape[0]):
-        _unit_probs(Z, b, hard, fpos, fneg)
+        _unit_probs(Z, b, hard, lit)
         for j in range(n_funcs):
-            _reach(unit_ptr[j], unit_ptr[j + 1], unit_parent, unit_right, fpos, fneg, reach)
+            _reach(unit_ptr[j], unit_ptr[j + 1], unit_parent, unit_right, lit, reach)
             prod_not = 1.0
             for i in range(term_ptr[j], term_ptr[j + 1]):
-                prod_not *= 1.0 - _term(i, term_parent, term_right, fpos, fneg, reach)
+                prod_not *= 1.0 - _term(i, term_parent, term_right, lit, reach)
             out[b, j] = 1.0 - prod_not
 
 
@@ -113,22 +122,21 @@ def dnf_delta(Z, targets, sw, unit_ptr, unit_parent, unit_right, term_ptr, term_
         max_terms = max(max_terms, term_ptr[j + 1] - term_ptr[j])
     g = np.empty(max_terms)
     prefix = np.empty(max_terms)
-    fpos = np.empty(n_units)
-    fneg = np.empty(n_units)
+    lit = np.empty(2 * n_units)
     reach = np.empty(n_units)
-    s_right = np.empty(n_units)
-    s_left = np.empty(n_units)
+    # subtree sums of a_l: sums[k] over the leaves left of unit k, sums[n_units + k] over those right of it
+    sums = np.empty(2 * n_units)
     for b in range(Z.shape[0]):
-        _unit_probs(Z, b, False, fpos, fneg)
+        _unit_probs(Z, b, False, lit)
         for j in range(n_funcs):
             u0 = unit_ptr[j]
             u1 = unit_ptr[j + 1]
             t0 = term_ptr[j]
             t1 = term_ptr[j + 1]
-            _reach(u0, u1, unit_parent, unit_right, fpos, fneg, reach)
+            _reach(u0, u1, unit_parent, unit_right, lit, reach)
             prod = 1.0
             for i in range(t0, t1):
-                gi = _term(i, term_parent, term_right, fpos, fneg, reach)
+                gi = _term(i, term_parent, term_right, lit, reach)
                 g[i - t0] = gi
                 prefix[i - t0] = prod
                 prod *= 1.0 - gi
@@ -136,12 +144,11 @@ def dnf_delta(Z, targets, sw, unit_ptr, unit_parent, unit_right, term_ptr, term_
             r = y - (1.0 - prod)
             loss[j] += sw[b] * r * r
             dE_dh = -2.0 * sw[b] * r  # Appendix A
-            for u in range(u0, u1):
-                s_right[u] = 0.0
-                s_left[u] = 0.0
-                delta[b, u] = 0.0
             if dE_dh == 0.0:
+                delta[b, u0:u1] = 0.0
                 continue
+            sums[u0:u1] = 0.0
+            sums[n_units + u0:n_units + u1] = 0.0
             suffix = 1.0
             for i in range(t1 - 1, t0 - 1, -1):
                 gi = g[i - t0]
@@ -150,19 +157,15 @@ def dnf_delta(Z, targets, sw, unit_ptr, unit_parent, unit_right, term_ptr, term_
                 suffix *= 1.0 - gi
                 p = term_parent[i]
                 if p >= 0:
-                    if term_right[i] == 1:
-                        s_right[p] += a
-                    else:
-                        s_left[p] += a
+                    sums[term_right[i] * n_units + p] += a
             for u in range(u1 - 1, u0 - 1, -1):  # children before parents
+                left = sums[u]
+                right = sums[n_units + u]
                 # Eq. (8): (1 - f_k) for k in R_l, -f_k for k in L_l
-                delta[b, u] = s_right[u] * fneg[u] - s_left[u] * fpos[u]
+                delta[b, u] = right * lit[u] - left * lit[n_units + u]
                 p = unit_parent[u]
                 if p >= 0:
-                    if unit_right[u] == 1:
-                        s_right[p] += s_right[u] + s_left[u]
-                    else:
-                        s_left[p] += s_right[u] + s_left[u]
+                    sums[unit_right[u] * n_units + p] += right + left
 
 
 def block_rows(n_units):
