@@ -2,7 +2,7 @@
 
 import sys
 
-from forestzoo.bench.cli import main
+from forestzoo.bench.cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

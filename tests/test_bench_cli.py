@@ -586,3 +586,49 @@ def test_cli_fetches_a_missing_file_from_openml_only_when_asked(monkeypatch, tmp
     assert main(argv) == 0
     assert calls and calls[0]["data_id"] == 12345
     assert {r["status"] for r in _rows(tmp_path / "o" / "results.csv")} == {"ok"}
+
+
+_SLOW_FIT_SCRIPT = """
+import sys, time
+from concurrent.futures import ThreadPoolExecutor
+from sklearn.base import BaseEstimator, ClassifierMixin
+from forestzoo.bench.cli import console
+from forestzoo.bench.registry import MODELS, ModelSpec
+
+POOL = ThreadPoolExecutor(2)  # like forestzoo's block pool: its threads are joined when Python exits
+
+class Slow(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):  # work on two threads that a Ctrl-C in the main thread cannot stop
+        print("fitting", flush=True)
+        for future in [POOL.submit(time.sleep, 120) for _ in range(2)]:
+            future.result()
+        return self
+
+MODELS["slow"] = ModelSpec("slow", lambda n_estimators, n_jobs, random_state: Slow(), "test model",
+                           "classification", "test", "", True)
+sys.exit(console(["bench", "--models", "slow", "--datasets", "iris", "--out", sys.argv[1], "--n-estimators", "1",
+                  "--folds", "2", "--n-jobs", "1", "--no-progress"]))
+"""
+
+
+def test_console_leaves_at_once_when_interrupted(tmp_path):
+    # the threads of a parallel fit keep running after Ctrl-C; the command must not wait for them
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", _SLOW_FIT_SCRIPT, str(tmp_path / "run")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "fitting"
+        time.sleep(0.5)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        waited = time.monotonic() - start
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "Run the same command again to resume" in err
+    assert waited < 30  # the sleeping threads had ~120 s to go

@@ -2,6 +2,7 @@
 ``models``, ``suites``."""
 
 import argparse
+import os
 import shlex
 import sys
 import time
@@ -12,6 +13,8 @@ from .registry import PERCENT_METRICS, get_suite, list_models, list_suites, reso
 __all__ = ["main"]
 
 DEFAULT_OUT = "forestzoo-results"
+#: exit status of an interrupted run (128 + SIGINT)
+INTERRUPTED = 130
 
 
 def _version():
@@ -203,7 +206,7 @@ def _bench(args, argv):
     except KeyboardInterrupt:
         print(f"\nforestzoo: interrupted; every finished result is in {out / 'results.csv'}."
               f" Run the same command again to resume.", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     command = "forestzoo " + " ".join(shlex.quote(a) for a in argv)
     text = write_report(run, command=command, paper_dir=args.paper_tables,
                         data_home=args.data_home)
@@ -280,3 +283,21 @@ def main(argv=None):
         return _plot(args)
     return {"datasets": _list_datasets, "models": _list_models,
             "suites": _list_suites}[args.command]()
+
+
+
+def console(argv=None):
+    """Entry point of the ``forestzoo`` console script and ``python -m forestzoo``.
+
+    As :func:`main`, except that an interrupted run leaves the process at once:
+    the threads of a parallel fit cannot be stopped and would otherwise keep
+    the process alive until their current trees are grown (minutes for a large
+    oblique forest).  Every finished result is already in ``results.csv``.
+    """
+    status = main(argv)
+    if status == INTERRUPTED:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(INTERRUPTED)
+    return status
+
