@@ -10,7 +10,7 @@ import time
 from ..datasets import DATA_ENV_VAR, DOWNLOAD_ENV_VAR, list_datasets
 from .registry import PERCENT_METRICS, get_suite, list_models, list_suites, resolve_models
 
-__all__ = ["main"]
+__all__ = ["console", "main"]
 
 DEFAULT_OUT = "forestzoo-results"
 #: exit status of an interrupted run (128 + SIGINT)
@@ -285,14 +285,13 @@ def main(argv=None):
             "suites": _list_suites}[args.command]()
 
 
-
 def console(argv=None):
     """Entry point of the ``forestzoo`` console script and ``python -m forestzoo``.
 
     As :func:`main`, except that an interrupted run leaves the process at once:
-    the threads of a parallel fit cannot be stopped and would otherwise keep
-    the process alive until their current trees are grown (minutes for a large
-    oblique forest).  Every finished result is already in ``results.csv``.
+    the worker threads of the fit in flight cannot be stopped, and Python's
+    exit would wait for their current tasks (trees, blocks of the thread pool)
+    to end.  Every finished result is already in ``results.csv``.
     """
     status = main(argv)
     if status == INTERRUPTED:
@@ -300,4 +299,3 @@ def console(argv=None):
         sys.stderr.flush()
         os._exit(INTERRUPTED)
     return status
-
