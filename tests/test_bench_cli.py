@@ -589,7 +589,10 @@ def test_cli_fetches_a_missing_file_from_openml_only_when_asked(monkeypatch, tmp
 
 
 _SLOW_FIT_SCRIPT = """
-import sys, time
+import signal, sys, time
+# a shell that starts a job in the background (``cmd &``, as CI may) makes it ignore SIGINT, and Python
+# then never raises KeyboardInterrupt: restore what an interactive Ctrl-C would meet
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from concurrent.futures import ThreadPoolExecutor
 from sklearn.base import BaseEstimator, ClassifierMixin
 from forestzoo.bench.cli import console
