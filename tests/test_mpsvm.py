@@ -11,8 +11,10 @@ from forestzoo._engine.criteria import CRITERIA
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo.ensemble import RandomForestClassifier
 from forestzoo.oblique import MPSVM, MPSVMForestClassifier, SingularNodeError, multi2binary
-from forestzoo.oblique._node_model import fixed_threshold_cost, gather_candidates, standardize
-from forestzoo.oblique._partition import COVARIANCE_RIDGE, bhattacharyya_distances, class_moments
+from forestzoo.oblique._node_model import compose_basis, fixed_threshold_cost, gather_candidates, standardize
+from forestzoo.oblique._mpsvm import REDUCE_MIN_FEATURES, _row_space_moments
+from forestzoo.oblique._partition import COVARIANCE_RIDGE, LOW_RANK_MIN_FEATURES, _hyperclass_mask
+from forestzoo.oblique._partition import bhattacharyya_distances, bhattacharyya_distances_low_rank, class_moments
 
 
 def _aug_moment(A, w):
@@ -117,6 +119,53 @@ def test_singular_problems_return_finite_planes(reg):
         assert np.isfinite(W).all() and np.isfinite(b).all()
 
 
+def _wide_node(seed=6, n=60, q=150):
+    """Fewer rows than features: the planes are solved in the span of the rows (q >= 128)."""
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, q))
+    t = rng.uniform(size=n) < 0.4
+    X[t] += 0.5
+    w = rng.randint(0, 3, n).astype(float)
+    w[:2] = 1.0
+    t[:2] = [True, False]
+    return X, t, w
+
+
+@pytest.mark.parametrize("reg", ["tikhonov", "null_space"])
+def test_row_space_planes_equal_the_full_space_planes(reg):
+    X, t, w = _wide_node()
+    q = X.shape[1]
+    assert q >= REDUCE_MIN_FEATURES and np.count_nonzero(w > 0) < q + 1
+    G, H = _aug_moment(X[t], w[t]), _aug_moment(X[~t], w[~t])
+    planes = []
+    for P, Q in ((G, H), (H, G)):  # argmax z'Qz / z'Pz with P singular
+        if reg == "tikhonov":
+            planes.append(scipy.linalg.eigh(Q, P + 0.01 * np.eye(q + 1))[1][:, -1])
+        else:
+            N = scipy.linalg.null_space(P, rcond=1e-8)
+            planes.append(N @ np.linalg.eigh(N.T @ Q @ N)[1][:, -1])
+    ref = _bisectors(planes[0], planes[1], q)
+    W, b = MPSVM(reg).fit_hyperplanes(X, t, w)
+    assert len(b) == 2
+    assert all(any(_same_plane(np.append(W[j], b[j]), r) for r in ref) for j in range(2))
+    with pytest.raises(SingularNodeError):
+        MPSVM("axis").fit_hyperplanes(X, t, w)
+
+
+def test_row_space_moments_are_g_and_h_in_an_orthonormal_basis():
+    X, t, w = _wide_node(seed=7)
+    B, Gr, Hr = _row_space_moments(X, t, w)
+    m = np.count_nonzero(w > 0)
+    assert B.shape == (X.shape[1] + 1, m)
+    assert_allclose(B.T @ B, np.eye(m), atol=1e-10)
+    G, H = _aug_moment(X[t], w[t]), _aug_moment(X[~t], w[~t])
+    assert_allclose(Gr, B.T @ G @ B, atol=1e-10)
+    assert_allclose(Hr, B.T @ H @ B, atol=1e-10)
+    P = B @ B.T  # G and H vanish outside the span of B
+    assert_allclose(P @ G @ P, G, atol=1e-10)
+    assert_allclose(P @ H @ P, H, atol=1e-10)
+
+
 # -- class partitions ------------------------------------------------------------------------
 def test_bhattacharyya_matches_the_formula():
     rng = np.random.RandomState(3)
@@ -134,6 +183,23 @@ def test_bhattacharyya_matches_the_formula():
     ref = d @ np.linalg.solve(S, d) / 8 + 0.5 * np.log(np.linalg.det(S) / np.sqrt(np.linalg.det(covs[0]) * np.linalg.det(covs[2])))
     assert_allclose(D[0, 2], ref)
     assert_allclose(D, D.T)
+
+
+def test_low_rank_bhattacharyya_equals_the_covariance_route():
+    rng = np.random.RandomState(8)
+    n, q, c = 70, 160, 6
+    Z = rng.normal(size=(n, q)) + rng.normal(size=(c, q))[np.arange(n) % c]
+    codes = np.arange(n) % c
+    w = rng.randint(0, 3, n).astype(float)
+    w[:c] = 1.0
+    dense = bhattacharyya_distances(*class_moments(Z, codes, w, c, COVARIANCE_RIDGE))
+    low = bhattacharyya_distances_low_rank(Z, codes, w, c, COVARIANCE_RIDGE)
+    assert_allclose(low, dense, rtol=1e-9)
+    assert_allclose(np.diag(low), 0.0)
+    # multi2binary takes the low-rank route here (q >= 128, fewer rows than features)
+    assert q >= LOW_RANK_MIN_FEATURES and np.count_nonzero(w > 0) < q
+    (mask,) = multi2binary(Z, codes, w)
+    assert_array_equal(mask, _hyperclass_mask(dense, codes))
 
 
 def test_multi2binary_groups_classes_around_the_farthest_pair():
@@ -165,6 +231,29 @@ def test_gather_candidates_skips_constant_columns():
     assert_array_equal(block, X[:10][:, [0, 5]])
     feats, _ = gather_candidates(X, rows, np.arange(6), 10)
     assert_array_equal(feats, [0, 3, 5])
+
+
+def test_compose_basis_sums_the_chosen_rotated_columns():
+    rng = np.random.RandomState(9)
+    n_features = 11
+    groups = [np.array([0, 3, 7]), np.array([1, 2]), np.array([4, 5, 6, 8, 9, 10])]
+    ptr, feat, wts = [0], [], []
+    for g in groups:  # as many rotated columns per group as it has features (a PCA basis)
+        for _ in g:
+            feat.append(g)
+            wts.append(rng.normal(size=g.size))
+            ptr.append(ptr[-1] + g.size)
+    ptr, feat, wts = np.asarray(ptr), np.concatenate(feat).astype(np.int32), np.concatenate(wts)
+    R = np.zeros((n_features, ptr.size - 1))  # the rotation as a dense matrix
+    for k in range(ptr.size - 1):
+        R[feat[ptr[k]:ptr[k + 1]], k] = wts[ptr[k]:ptr[k + 1]]
+    chosen = np.array([0, 4, 5, 9])  # rotated columns of the first, second and third group
+    w_fit = rng.normal(size=chosen.size)
+    out_f, out_w = compose_basis(ptr, feat, wts, chosen, w_fit, n_features)
+    dense = R[:, chosen] @ w_fit
+    support = np.flatnonzero(np.abs(R[:, chosen]).sum(axis=1) > 0)
+    assert_array_equal(out_f, support)
+    assert_allclose(out_w, dense[support])
 
 
 def test_standardize_drops_incomplete_rows():

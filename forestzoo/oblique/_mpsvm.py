@@ -72,12 +72,18 @@ def _second_moment(Z, w, sel, positive):
 
 
 @njit
-def _clustering_plane(P, Q, regularization, delta, rcond):
-    """``argmin z'Pz / z'Qz`` (unit norm); ``ok`` is False for a singular ``P`` under "axis"."""
+def _clustering_plane(P, Q, regularization, delta, rcond, singular=False):
+    """``argmin z'Pz / z'Qz`` (unit norm); ``ok`` is False for a singular ``P`` under "axis".
+
+    ``singular=True`` treats ``P`` as singular whatever its spectrum: the
+    reduced problems of :func:`_row_space_moments` stand for full-space
+    matrices known to be singular.  Under "null_space" a nonsingular ``P``
+    then has no null space to search and ``ok`` is False too.
+    """
     lam, U = np.linalg.eigh(P)
     top = max(lam[-1], 0.0)
     tol = rcond * top
-    if top <= 0.0 or lam[0] <= tol:
+    if singular or top <= 0.0 or lam[0] <= tol:
         if regularization == _AXIS:
             return np.zeros(P.shape[0]), False
         if regularization == _NULL_SPACE:
@@ -85,6 +91,8 @@ def _clustering_plane(P, Q, regularization, delta, rcond):
             for j in range(lam.shape[0]):
                 if lam[j] <= tol:
                     k += 1
+            if k == 0:
+                return np.zeros(P.shape[0]), False
             N = np.ascontiguousarray(U[:, :k])
             _, V = np.linalg.eigh(N.T @ Q @ N)
             z = N @ np.ascontiguousarray(V[:, -1])
@@ -97,14 +105,107 @@ def _clustering_plane(P, Q, regularization, delta, rcond):
 
 
 @njit
-def mpsvm_bisectors(Z, t, w, regularization, delta, rcond):
-    """The MPSVM planes' angle bisectors ``(W, b, ok)``; see the module docstring."""
+def _positive_rows(w, t, positive):
+    """Number of rows of positive weight with ``t == positive``."""
+    k = 0
+    for i in range(w.shape[0]):
+        if w[i] > 0.0 and t[i] == positive:
+            k += 1
+    return k
+
+
+@njit
+def _row_space_moments(Z, t, w):
+    """``G`` and ``H`` in an orthonormal basis of the span of the augmented rows.
+
+    With ``m`` rows of positive weight and ``m < q + 1``, every ``[z_i, -1]``
+    lies in the span ``V`` of the columns of ``B`` ((q + 1) x m, orthonormal,
+    from the QR factorisation ``[z_i, -1]' = B R``); ``G`` and ``H`` map ``V``
+    into itself and vanish on its orthogonal complement.  The generalised
+    eigenproblems of the planes therefore split into an m x m problem on
+    ``V`` (the matrices ``B' G B``, ``B' H B`` returned here, built from the
+    columns of ``R``, the rows' coordinates in ``V``) and a trivial one on
+    the complement, where ``z'Gz = z'Hz = 0``.
+    """
     q = Z.shape[1]
+    m = 0
+    for i in range(w.shape[0]):
+        if w[i] > 0.0:
+            m += 1
+    A = np.empty((q + 1, m))
+    wa = np.empty(m)
+    ta = np.empty(m, np.bool_)
+    k = 0
+    for i in range(w.shape[0]):
+        if w[i] > 0.0:
+            for a in range(q):
+                A[a, k] = Z[i, a]
+            A[q, k] = -1.0
+            wa[k] = w[i]
+            ta[k] = t[i]
+            k += 1
+    B, R = np.linalg.qr(A)
+    G = np.zeros((m, m))
+    H = np.zeros((m, m))
+    WG = 0.0
+    WH = 0.0
+    for k in range(m):
+        if ta[k]:
+            WG += wa[k]
+        else:
+            WH += wa[k]
+    for k in range(m):
+        M = G if ta[k] else H
+        s = wa[k] / (WG if ta[k] else WH)
+        for a in range(m):
+            ra = s * R[a, k]
+            for b in range(a, m):
+                M[a, b] += ra * R[b, k]
+    for a in range(m):
+        for b in range(a + 1, m):
+            G[b, a] = G[a, b]
+            H[b, a] = H[a, b]
+    return B, G, H
+
+
+#: Number of candidate features from which a node with fewer rows of positive
+#: weight than features plus one solves its eigenproblems in the span of its
+#: rows (:func:`_row_space_moments`).  Below it the full problems are cheap
+#: and are solved as they stand.
+REDUCE_MIN_FEATURES = 128
+
+
+@njit
+def _planes(Z, t, w, regularization, delta, rcond):
+    """The two clustering planes ``(z1, z2, ok)`` of the module docstring."""
+    q = Z.shape[1]
+    if regularization == _AXIS and (_positive_rows(w, t, True) < q + 1 or _positive_rows(w, t, False) < q + 1):
+        # rank G <= rows of A (and rank H <= rows of B): singular without an eigendecomposition
+        return np.zeros(q + 1), np.zeros(q + 1), False
+    m = _positive_rows(w, t, True) + _positive_rows(w, t, False)
+    if q >= REDUCE_MIN_FEATURES and m < q + 1:
+        B, G, H = _row_space_moments(Z, t, w)
+        B = np.ascontiguousarray(B)
+        # G and H are singular in the full space (rank <= m < q + 1)
+        y1, ok1 = _clustering_plane(G, H, regularization, delta, rcond, True)
+        y2, ok2 = _clustering_plane(H, G, regularization, delta, rcond, True)
+        if ok1 and ok2:
+            return B @ y1, B @ y2, True
+        # null space: B's rows of one hyperclass span the whole of V, whose
+        # complement only is null; the full problem below settles that case
     G = _second_moment(Z, w, t, True)
     H = _second_moment(Z, w, t, False)
     z1, ok1 = _clustering_plane(G, H, regularization, delta, rcond)
     z2, ok2 = _clustering_plane(H, G, regularization, delta, rcond)
-    if not (ok1 and ok2):
+    return z1, z2, ok1 and ok2
+
+
+@njit
+def mpsvm_bisectors(Z, t, w, regularization, delta, rcond):
+    """The MPSVM planes' angle bisectors ``(W, b, ok)``; see the module docstring."""
+    q = Z.shape[1]
+    z1, z2, ok = _planes(Z, t, w, regularization, delta, rcond)
+    if not ok:
         return np.zeros((0, q)), np.zeros(0), False
     n1 = np.linalg.norm(z1[:q])
     n2 = np.linalg.norm(z2[:q])

@@ -37,7 +37,7 @@ from .._jit import njit
 from ._mpsvm import SingularNodeError
 from ._partition import multi2binary
 
-__all__ = ["LinearNodeModel", "THRESHOLDS", "fixed_threshold_cost"]
+__all__ = ["LinearNodeModel", "THRESHOLDS", "compose_basis", "fixed_threshold_cost"]
 
 THRESHOLDS = ("hyperplane", "best")
 
@@ -175,6 +175,38 @@ def score_hyperplane(X, rows, features, weights, threshold, best, w, yk, yr, tot
     return cost, threshold, ml
 
 
+@njit
+def compose_basis(ptr, bfeat, bw, feats, w_fit, n_features):
+    """``sum_j w_fit[j] * column feats[j] of the basis`` as ``(features, weights)`` over the original columns.
+
+    Column ``k`` of the basis is ``sum bw[p] * e_{bfeat[p]}`` over ``p`` in
+    ``ptr[k]:ptr[k + 1]`` (CSR).  The features returned are every original
+    column some chosen basis column reads, increasing (a weight that sums to
+    exactly 0 is kept); each weight is accumulated in the order of ``feats``
+    and, within a column, of ``p``.
+    """
+    dense = np.zeros(n_features)
+    used = np.zeros(n_features, np.bool_)
+    for j in range(feats.shape[0]):
+        f = feats[j]
+        for p in range(ptr[f], ptr[f + 1]):
+            c = bfeat[p]
+            dense[c] += w_fit[j] * bw[p]
+            used[c] = True
+    k = 0
+    for c in range(n_features):
+        k += used[c]
+    out_feats = np.empty(k, np.int64)
+    out_w = np.empty(k)
+    k = 0
+    for c in range(n_features):
+        if used[c]:
+            out_feats[k] = c
+            out_w[k] = dense[c]
+            k += 1
+    return out_feats, out_w
+
+
 class LinearNodeModel(NodeModel):
     """Oblique splits from linear models fitted on a binary partition of the node's classes.
 
@@ -230,13 +262,7 @@ class LinearNodeModel(NodeModel):
         if self.basis is None:
             return feats, w_fit  # candidate_block returns sorted features
         ptr, bfeat, bw = self.basis
-        starts, ends = ptr[feats], ptr[feats + 1]
-        lens = ends - starts
-        pos = np.repeat(starts - np.concatenate(([0], np.cumsum(lens)[:-1])), lens) + np.arange(lens.sum())
-        support = bfeat[pos]
-        dense = np.bincount(support, weights=np.repeat(w_fit, lens) * bw[pos], minlength=self.X.shape[1])
-        out_feats = np.unique(support)
-        return out_feats.astype(np.int64), dense[out_feats]
+        return compose_basis(ptr, bfeat, bw, feats, w_fit, self.X.shape[1])
 
     def split_node(self, rows, w, yk, yr, depth, total, go_left, out):
         feats, block = self.candidate_block(rows)
