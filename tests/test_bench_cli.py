@@ -163,6 +163,31 @@ def test_resume_refuses_a_different_protocol(tmp_path):
     assert {r.model for r in read_results(tmp_path / "results.csv")} == {"ET", "RaF"}
 
 
+def test_per_dataset_forest_sizes(tmp_path, temp_model):
+    sizes = []
+
+    def spy(n_estimators, n_jobs, random_state):
+        sizes.append(n_estimators)
+        return _tree(n_estimators, n_jobs, random_state)
+
+    temp_model("spy-size", spy)
+    suite = Suite("sized", "", ("iris", "wine"), ("spy-size",), folds=2, n_estimators=7,
+                  n_estimators_by_dataset={"wine": 3})
+    assert (suite.trees("iris"), suite.trees("wine"), suite.describe_trees()) == (7, 3, "7 (wine 3)")
+    run = run_suite(suite, n_jobs=1, out=tmp_path / "a", warm_up=False)
+    assert sizes == [7, 7, 3, 3]  # the factory got each dataset's size
+    assert {(r.dataset, r.n_estimators) for r in run.results} == {("iris", 7), ("wine", 3)}
+    assert "7 (wine 3) trees per ensemble" in write_report(run)
+    with pytest.raises(ValueError, match=r"n_estimators_by_dataset: \{'wine': 3\} there, None now"):
+        run_suite(suite, n_jobs=1, out=tmp_path / "a", warm_up=False, n_estimators=7)
+    # one size given by the caller (--n-estimators) holds for every dataset
+    sizes.clear()
+    run = run_suite(suite, n_jobs=1, out=tmp_path / "b", warm_up=False, n_estimators=4)
+    assert sizes == [4, 4, 4, 4] and {r.n_estimators for r in run.results} == {4}
+    with pytest.raises(ValueError, match=r"n_estimators_by_dataset\['wine'\] must be an integer >= 1"):
+        Suite("bad", "", ("wine",), ("spy-size",), n_estimators_by_dataset={"wine": 0})
+
+
 def test_failing_model_is_recorded_and_the_run_goes_on(tmp_path, temp_model):
     class Broken(DummyClassifier):
         def fit(self, X, y):

@@ -261,7 +261,7 @@ def _list_suites():
     for s in list_suites():
         models = ",".join(resolve_models(s))
         print(f"{s.name:18s} {s.description}\n{'':18s} protocol={s.protocol} folds={s.folds} "
-              f"repeats={s.repeats} n_estimators={s.n_estimators} metric={s.metric} "
+              f"repeats={s.repeats} n_estimators={s.describe_trees()} metric={s.metric} "
               f"preprocess={s.preprocess}"
               + (f" test_transform={s.test_transform!r}" if s.test_transform is not None else "")
               + f"\n{'':18s} models: {models}\n{'':18s} datasets: "

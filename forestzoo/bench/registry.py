@@ -69,6 +69,10 @@ class Suite:
         of the rows held out; ``"official"``: the dataset's official
         train/test split (datasets without one fall back to ``"holdout"``),
         repeated ``repeats`` times with different model seeds.
+    n_estimators, n_estimators_by_dataset
+        Trees per ensemble, and the datasets that have their own size (a
+        paper's per-dataset forests; :meth:`trees`).  ``--n-estimators`` on
+        the command line sets one size for every dataset.
     preprocess
         ``None`` or ``"zscore"`` (standardise with the training part's mean
         and standard deviation, as the DNRF paper does).
@@ -121,6 +125,7 @@ class Suite:
     repeats: int = 1
     test_size: float = 1 / 3
     n_estimators: int = 100
+    n_estimators_by_dataset: dict = field(default_factory=dict, hash=False)
     preprocess: str | None = None
     validation_fraction: float = 0.0
     metric: str = "accuracy"  # "accuracy" for classification, "r2" or "mae" for regression
@@ -141,9 +146,24 @@ class Suite:
         if self.metric not in METRICS:
             raise ValueError(f"Suite {self.name!r}: metric must be one of {tuple(METRICS)}, "
                              f"got {self.metric!r}.")
+        for dataset, trees in self.n_estimators_by_dataset.items():
+            if not isinstance(trees, int) or isinstance(trees, bool) or trees < 1:
+                raise ValueError(f"Suite {self.name!r}: n_estimators_by_dataset[{dataset!r}] must be an integer "
+                                 f">= 1, got {trees!r}.")
         if self.test_transform is not None and not callable(self.test_transform):
             raise ValueError(f"Suite {self.name!r}: test_transform must be None or a callable "
                              f"f(X_train, X_test, random_state), got {self.test_transform!r}.")
+
+    def trees(self, dataset):
+        """Trees per ensemble on ``dataset``: its entry of ``n_estimators_by_dataset``, else ``n_estimators``."""
+        return self.n_estimators_by_dataset.get(dataset, self.n_estimators)
+
+    def describe_trees(self):
+        """``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some datasets have their own size."""
+        if not self.n_estimators_by_dataset:
+            return f"{self.n_estimators}"
+        own = ", ".join(f"{d} {n}" for d, n in sorted(self.n_estimators_by_dataset.items()))
+        return f"{self.n_estimators} ({own})"
 
     @property
     def task(self):

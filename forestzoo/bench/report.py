@@ -330,7 +330,7 @@ def write_report(run, command=None, paper_dir=None, data_home=None):
     n_parts = f"{suite.folds}-fold CV" if suite.protocol == "cv" else (
         "official train/test split (2/3-1/3 holdout where none)"
         if suite.protocol == "official" else f"holdout ({suite.test_size:.0%} test)")
-    protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.n_estimators} trees per "
+    protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.describe_trees()} trees per "
                 f"ensemble, preprocess = {suite.preprocess or 'none'}, n_jobs = {run.n_jobs}, "
                 f"random_state = {run.random_state}; {os.cpu_count()} CPUs seen."
                 + (f" Test rows transformed by {suite.test_transform!r} (training rows clean)."

@@ -30,7 +30,7 @@ DEFAULT_MODELS = ("RaF", "ET", "sk-RF", "sk-ET")
 _NAN = float("nan")
 #: Settings that must agree for a run to resume from an existing results.csv.
 _RESUME_KEYS = ("suite", "protocol", "folds", "repeats", "test_size", "n_estimators",
-                "preprocess", "random_state", "test_transform")
+                "n_estimators_by_dataset", "preprocess", "random_state", "test_transform")
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,8 @@ def _resolve(suite, models, datasets, repeats, folds, n_estimators):
         suite = get_suite(suite)
     changes = {k: v for k, v in dict(repeats=repeats, folds=folds,
                                      n_estimators=n_estimators).items() if v is not None}
+    if n_estimators is not None:
+        changes["n_estimators_by_dataset"] = {}  # one size given: it holds for every dataset
     if (models is not None and len(models) == 0) or (datasets is not None
                                                      and len(datasets) == 0):
         raise ValueError("Give at least one dataset and one model.")
@@ -243,9 +245,9 @@ def _log_warnings(out, dataset, model, messages, logged):
             fh.write(f"{dataset}\t{model}\t{m}\n")
 
 
-def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed):
+def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed, n_estimators):
     base = dict(suite=suite.name, model=name, n_train=len(y_tr), n_test=len(y_te),
-                n_estimators=suite.n_estimators, random_state=seed, accuracy=_NAN)
+                n_estimators=n_estimators, random_state=seed, accuracy=_NAN)
     fit_s = pred_s = 0.0
     # a model's warnings (convergence, empty areas, ...) would bury the table: they are
     # kept, once each, in OUT/warnings.log (see run_suite)
@@ -253,8 +255,7 @@ def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed):
     log = caught.__enter__()
     warnings.simplefilter("always")
     try:
-        model = make_model(name, n_estimators=suite.n_estimators, n_jobs=n_jobs,
-                           random_state=seed)
+        model = make_model(name, n_estimators=n_estimators, n_jobs=n_jobs, random_state=seed)
         base["params"] = _params(model)
         start = time.perf_counter()
         model.fit(X_tr, y_tr)
@@ -281,7 +282,7 @@ class _ResultsFile:
         cfg_path = out / "run.json"
         if cfg_path.is_file() and self.path.is_file():
             old = json.loads(cfg_path.read_text(encoding="utf-8"))
-            diff = {k: (old.get(k), config[k]) for k in _RESUME_KEYS if old.get(k) != config[k]}
+            diff = {k: (old.get(k), config.get(k)) for k in _RESUME_KEYS if old.get(k) != config.get(k)}
             if diff:
                 shown = ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in diff.items())
                 raise ValueError(f"{out} holds results of a different run ({shown}); give "
@@ -391,6 +392,8 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                   random_state=int(random_state), metric=suite.metric,
                   test_transform=(None if suite.test_transform is None
                                   else repr(suite.test_transform)))
+    if suite.n_estimators_by_dataset:  # absent otherwise, so that earlier runs still resume
+        config["n_estimators_by_dataset"] = dict(sorted(suite.n_estimators_by_dataset.items()))
     sink = _ResultsFile(Path(out), config) if out is not None else None
     results = list(sink.previous) if sink else []
     done = {r.key for r in results}
@@ -442,11 +445,11 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                             result = FoldResult(dataset, name, fold, _NAN, 0.0, repeat,
                                                 suite.name, "skipped: time budget",
                                                 n_train=len(tr), n_test=len(te),
-                                                n_estimators=suite.n_estimators,
+                                                n_estimators=suite.trees(dataset),
                                                 random_state=seed)
                         else:
                             base, status, fit_s, pred_s, messages = _fit_one(
-                                suite, name, X_tr, y[tr], X_te, y[te], n_jobs, seed)
+                                suite, name, X_tr, y[tr], X_te, y[te], n_jobs, seed, suite.trees(dataset))
                             _log_warnings(out, dataset, name, messages, logged)
                             spent[name] += fit_s + pred_s
                             result = FoldResult(dataset=dataset, fold=fold, repeat=repeat,
