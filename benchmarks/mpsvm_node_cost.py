@@ -1,10 +1,11 @@
 """CPU time per node of MPSVMForestClassifier fits, for the per-node cost of issue 5.
 
-Default: MPRaF-T (``--forest`` for the others), 20 trees, ``n_jobs=1``, best of three fits (``time.process_time``, which
-counts BLAS threads too; the wall time is printed beside it) on segment and vehicle.  ``--wide``: MPRoF-T (a rotation per tree, every rotated
-feature at every node) on the 1,024-pixel face sets, one tree, one fit: the nodes
-there have fewer rows than features.  Pass a checkout's path to time that version of
-forestzoo (to compare two commits in one run):
+Default: MPRaF-T (``--forest`` for the others), 20 trees, ``n_jobs=1``, best of three
+fits on segment and vehicle (``time.process_time``, which counts BLAS threads too; the
+wall time is printed beside it).  ``--wide``: MPRoF-T (a rotation per tree, every
+rotated feature at every node) on the 1,024-pixel face sets, one tree, one fit: the
+nodes there have fewer rows than features.  Pass a checkout's path to time that
+version of forestzoo (to compare two commits in one run):
 
     python benchmarks/mpsvm_node_cost.py [--wide | --forest MPRoF] [--datasets A,B] [path/to/checkout]
 """

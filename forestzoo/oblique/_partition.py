@@ -205,7 +205,10 @@ def multi2binary(Z, yk, w):
     The two classes with the largest pairwise Bhattacharyya distance seed
     the groups ``W_p`` and ``W_n``; every other class joins the group whose
     seed is nearer (``B(w_k, w_p) < B(w_k, w_n)`` puts it in ``W_p``).
-    Returns ``[mask of W_p]``, or ``[]`` with fewer than two classes.
+    Returns ``[mask of W_p]``, or ``[]`` with fewer than two classes.  With
+    at least :data:`LOW_RANK_MIN_FEATURES` features and fewer rows than
+    features the distances are computed in the span of the rows
+    (:func:`bhattacharyya_distances_low_rank`).
     """
     present, codes = class_codes(yk, w)
     if present.size < 2:
