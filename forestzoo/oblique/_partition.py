@@ -23,22 +23,33 @@ COVARIANCE_RIDGE = 1e-3
 
 
 @njit
+def class_means(Z, codes, w, n_groups):
+    """``(W, means, count)``: each group's weight, weighted mean and number of rows of positive weight."""
+    n, q = Z.shape
+    W = np.zeros(n_groups)
+    means = np.zeros((n_groups, q))
+    count = np.zeros(n_groups, np.int64)
+    for i in range(n):
+        if w[i] > 0.0:
+            g = codes[i]
+            W[g] += w[i]
+            count[g] += 1
+            for a in range(q):
+                means[g, a] += w[i] * Z[i, a]
+    for g in range(n_groups):
+        means[g] /= W[g]
+    return W, means, count
+
+
+@njit
 def class_moments(Z, codes, w, n_groups, ridge):
     """Weighted mean and covariance (plus ``ridge * I``) of each group ``0..n_groups-1``.
 
     ``codes[i]`` is row ``i``'s group.  Returns ``(means (c, q), covariances (c, q, q))``.
     """
     n, q = Z.shape
-    W = np.zeros(n_groups)
-    means = np.zeros((n_groups, q))
+    W, means, _ = class_means(Z, codes, w, n_groups)
     covs = np.zeros((n_groups, q, q))
-    for i in range(n):
-        g = codes[i]
-        W[g] += w[i]
-        for a in range(q):
-            means[g, a] += w[i] * Z[i, a]
-    for g in range(n_groups):
-        means[g] /= W[g]
     for i in range(n):
         g = codes[i]
         for a in range(q):
@@ -114,18 +125,7 @@ def bhattacharyya_distances_low_rank(Z, codes, w, n_groups, ridge):
     rows than features.
     """
     n, q = Z.shape
-    W = np.zeros(n_groups)
-    means = np.zeros((n_groups, q))
-    count = np.zeros(n_groups, np.int64)
-    for i in range(n):
-        if w[i] > 0.0:
-            g = codes[i]
-            W[g] += w[i]
-            count[g] += 1
-            for a in range(q):
-                means[g, a] += w[i] * Z[i, a]
-    for g in range(n_groups):
-        means[g] /= W[g]
+    W, means, count = class_means(Z, codes, w, n_groups)
     start = np.zeros(n_groups + 1, np.int64)
     for g in range(n_groups):
         start[g + 1] = start[g] + count[g]
