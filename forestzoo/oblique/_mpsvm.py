@@ -186,11 +186,12 @@ REDUCE_MIN_FEATURES = 128
 def _planes(Z, t, w, regularization, delta, rcond):
     """The two clustering planes ``(z1, z2, ok)`` of the module docstring."""
     q = Z.shape[1]
-    if regularization == _AXIS and (_positive_rows(w, t, True) < q + 1 or _positive_rows(w, t, False) < q + 1):
+    n_a = _positive_rows(w, t, True)
+    n_b = _positive_rows(w, t, False)
+    if regularization == _AXIS and (n_a < q + 1 or n_b < q + 1):
         # rank G <= rows of A (and rank H <= rows of B): singular without an eigendecomposition
         return np.zeros(q + 1), np.zeros(q + 1), False
-    m = _positive_rows(w, t, True) + _positive_rows(w, t, False)
-    if q >= REDUCE_MIN_FEATURES and m < q + 1:
+    if q >= REDUCE_MIN_FEATURES and n_a + n_b < q + 1:
         B, G, H = _row_space_moments(Z, t, w)
         B = np.ascontiguousarray(B)
         # G and H are singular in the full space (rank <= m < q + 1)
