@@ -7,6 +7,7 @@ more than a small margin below scikit-learn's. Run with ``-s`` to print the numb
 import functools
 
 import numpy as np
+from numpy.testing import assert_array_equal
 import pytest
 from sklearn import datasets
 from sklearn import ensemble as sk_ensemble
@@ -126,3 +127,19 @@ def test_fully_grown_exact_regression_tree_fits_training_data():
     assert len(np.unique(X, axis=0)) == len(X)
     tree = forestzoo.DecisionTreeRegressor(splitter="exact", random_state=0).fit(X, y)
     np.testing.assert_allclose(tree.predict(X), y, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("low", [0.3, 1.3480285, 3.0, -1.7])
+def test_exact_splitter_separates_adjacent_float32_values(low):
+    # scikit-learn's splitter treats values within FEATURE_THRESHOLD = 1e-7 (added in float32) as equal,
+    # which merges neighbouring float32 values below 2.0 in magnitude; forestzoo's exact splitter
+    # separates any two distinct values, and prediction routes them as the fit did (this is why
+    # SAMME with exact stumps parts from scikit-learn's in some runs: docs/benchmarks/boosting.md).
+    lo = np.float32(low)
+    hi = np.nextafter(lo, np.float32(np.inf))
+    X = np.array([[lo], [hi], [lo], [hi]], dtype=np.float32)
+    y = np.array([0, 1, 0, 1])
+    tree = forestzoo.DecisionTreeClassifier(splitter="exact", random_state=0).fit(X, y)
+    assert tree.tree_.node_count == 3
+    assert_array_equal(tree.predict(X), y)
+    assert_array_equal(tree.predict(X.astype(np.float64)), y)
