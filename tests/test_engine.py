@@ -298,3 +298,34 @@ def test_binning_on_threads_gives_the_same_codes():
     np.testing.assert_array_equal(one[0], two[0])
     np.testing.assert_array_equal(one[1], two[1])
     np.testing.assert_array_equal(bin_data(X, *one, n_threads=1), bin_data(X, *one, n_threads=3))
+
+
+@pytest.mark.parametrize("criterion", ["gini", "squared_error"])
+@pytest.mark.parametrize("weights", ["unit", "bootstrap"])
+def test_node_local_copies_give_the_same_tree(criterion, weights, monkeypatch):
+    import forestzoo._engine.grower as grower
+    import forestzoo.tree._builder as builder
+
+    X, yk, yr, w = _regression_with_nan(3, 6000, 12)
+    n_values = 1
+    if criterion == "gini":
+        yk = (yr > np.median(yr)).astype(np.int32) + (yr > np.percentile(yr, 80)).astype(np.int32)
+        n_values = 3
+    if weights == "unit":
+        w = np.ones_like(w)
+    else:
+        w = np.random.default_rng(0).poisson(1.0, w.shape[0]).astype(np.float64)
+    data = prepare_data(X, "random", 255)
+    trees = []
+    for local_bytes in (0, 4 * 12 * 1000):  # off; blocks of at most 1,000 rows
+        monkeypatch.setattr(builder, "_LOCAL_BYTES", local_bytes)
+        trees.append(grow(data, yk, yr, w, criterion, n_values, seed=4, max_features=4, return_leaves=True))
+    (off, off_leaves), (on, on_leaves) = trees
+    assert on.node_count > 500
+    assert off.nodes.tolist() == on.nodes.tolist()
+    assert np.array_equal(off.values, on.values)
+    assert np.array_equal(off_leaves, on_leaves)  # leaves are recorded by global row id
+    assert off.n_split_evaluations == on.n_split_evaluations
+    # copies happened: a fully grown tree of 6,000 rows splits nodes of 64..1,000 rows, which the rule takes
+    assert grower._worth_copying(1000, 1000, 4, 12) and not grower._worth_copying(1001, 1000, 4, 12)
+    assert not grower._worth_copying(63, 1000, 4, 12)

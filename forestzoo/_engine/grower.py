@@ -261,11 +261,49 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, 
     return n_left
 
 
+#: Node-local copies: smallest subtree worth a copy (rows).
+LOCAL_MIN_ROWS = 64
+
+
+@njit(inline="always")
+def _worth_copying(n, local_rows, max_features, n_features):
+    """Whether a subtree of ``n`` rows should gather from a node-local copy.
+
+    The copy reads each row's ``n_features`` values once; the subtree then
+    reads about ``max_features`` values per row on each of its ~log2(n)
+    levels.  Copy when those reads outnumber the copied ones.
+    """
+    return LOCAL_MIN_ROWS <= n <= local_rows and max_features * np.log2(n) >= n_features
+
+
+@njit
+def _copy_local(Xf, idx, start, end, local_buf, gmap):
+    """Copy the node ``idx[start:end]`` into a ``(n_features, n)`` block and renumber its rows 0..n-1."""
+    n = end - start
+    n_features = Xf.shape[0]
+    block = local_buf[:n_features * n].reshape((n_features, n))
+    for q in range(n):
+        gmap[q] = idx[start + q]
+    for f in range(n_features):
+        for q in range(n):
+            block[f, q] = Xf[f, gmap[q]]
+    for q in range(n):
+        idx[start + q] = q
+    return block
+
+
+@njit
+def _global_ids(idx, start, end, gmap):
+    """Undo :func:`_copy_local`'s renumbering for the (permuted) subtree rows."""
+    for p in range(start, end):
+        idx[p] = gmap[idx[p]]
+
+
 @njit
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
     min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads,
+    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -302,6 +340,18 @@ def grow_tree(
         the pool, i.e. every feature evaluated), for nodes of at least
         :data:`.hist_threads.MIN_PARALLEL_WORK` (rows x features); 1 builds
         them all on this thread.  The tree does not depend on it.
+    local_rows : largest subtree (rows) whose values are copied into a
+        node-local block (random splitter, depth-first growth, no node
+        model); 0 disables.  A node of at most this many rows whose subtree
+        will read its rows more often than there are features (see
+        :func:`_worth_copying`) gets ``Xf[:, idx[start:end]]`` copied into a
+        contiguous ``(n_features, n)`` block and its ``idx`` renumbered
+        0..n-1; its whole subtree then gathers from that block, which stays
+        in cache, instead of from rows scattered over all of ``Xf`` (an
+        ad-hoc measurement here: 18 vs 4.7 ns per value for 2,000 rows of
+        80,000; ExtraTrees fit 1.3x faster at 100k x 50, 1.6x at 1M x 50).
+        The global row ids come back when the subtree is done.  The tree
+        does not depend on it.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
     # node-ordered copies, permuted together with idx
@@ -352,6 +402,14 @@ def grow_tree(
     scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_stats))
     free_slots = np.arange(n_pool)[::-1].copy()
     n_free = n_pool
+    # node-local copies (see local_rows): the block, the local -> global row ids, and the subtree's range
+    use_local = splitter == RANDOM and not best_first and node_model < 0 and local_rows > 0
+    local_buf = np.empty(n_features * local_rows if use_local else 0, Xf.dtype)
+    gmap = np.empty(local_rows if use_local else 0, idx.dtype)
+    in_local = False
+    local_start = 0
+    local_end = 0
+    Xc = Xf  # what the kernels read: Xf, or the current subtree's block
 
     cap = 64
     table = np.zeros((cap, N_COLS))
@@ -452,7 +510,7 @@ def grow_tree(
                         n_evals[0] += n * n_features
                         ready = 1
                     find_split(
-                        Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
+                        Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
                         max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
                         rec, sdt, n_evals, unit_w,
                     )
@@ -471,7 +529,7 @@ def grow_tree(
                     n_free += 1
                 if row_leaf.shape[0] > 0:
                     for p in range(start, end):
-                        row_leaf[idx[p]] = node
+                        row_leaf[gmap[idx[p]] if in_local else idx[p]] = node
                 continue
             if n_front == fcap:
                 fr_int = _double_rows(fr_int)
@@ -507,10 +565,21 @@ def grow_tree(
             fr_gain[e] = fr_gain[n_front - 1]
         n_front -= 1
 
+        if use_local:
+            if in_local and (start < local_start or end > local_end):  # the subtree is done (depth-first)
+                _global_ids(idx, local_start, local_end, gmap)
+                in_local = False
+                Xc = Xf
+            if not in_local and _worth_copying(end - start, local_rows, max_features, n_features):
+                Xc = _copy_local(Xf, idx, start, end, local_buf, gmap)
+                in_local = True
+                local_start = start
+                local_end = end
+
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
         n_left = _partition(
-            Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
+            Xb, Xc, splitter, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
             buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
         )
         mid = start + n_left
@@ -576,6 +645,8 @@ def grow_tree(
         pend[1, 7] = axis_only
         n_pend = 2
 
+    if in_local:
+        _global_ids(idx, local_start, local_end, gmap)
     if row_leaf.shape[0] > 0:  # best-first growth stopped: the frontier nodes are leaves
         for e in range(n_front):
             for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
