@@ -300,9 +300,10 @@ def test_binning_on_threads_gives_the_same_codes():
     np.testing.assert_array_equal(bin_data(X, *one, n_threads=1), bin_data(X, *one, n_threads=3))
 
 
+@pytest.mark.parametrize("splitter", ["random", "hist", "exact", "stochastic"])
 @pytest.mark.parametrize("criterion", ["gini", "squared_error"])
 @pytest.mark.parametrize("weights", ["unit", "bootstrap"])
-def test_node_local_copies_give_the_same_tree(criterion, weights, monkeypatch):
+def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monkeypatch):
     import forestzoo._engine.grower as grower
     import forestzoo.tree._builder as builder
 
@@ -315,9 +316,9 @@ def test_node_local_copies_give_the_same_tree(criterion, weights, monkeypatch):
         w = np.ones_like(w)
     else:
         w = np.random.default_rng(0).poisson(1.0, w.shape[0]).astype(np.float64)
-    data = prepare_data(X, "random", 255)
+    data = prepare_data(X, splitter, 255)
     trees = []
-    for local_bytes in (0, 4 * 12 * 1000):  # off; blocks of at most 1,000 rows
+    for local_bytes in (0, 4 * 12 * 1000):  # off; blocks of at most 1,000 rows (exact and random only)
         monkeypatch.setattr(builder, "_LOCAL_BYTES", local_bytes)
         trees.append(grow(data, yk, yr, w, criterion, n_values, seed=4, max_features=4, return_leaves=True))
     (off, off_leaves), (on, on_leaves) = trees

@@ -22,8 +22,8 @@ from .._engine.tree import NODE_DTYPE, Tree
 
 # Histogram buffers kept per tree for the subtraction trick, capped in bytes.
 _POOL_BYTES = 64 * 2**20
-# Node-local copies of small subtrees (random splitter; see grow_tree's local_rows), capped in bytes;
-# 0 disables them.  4 MB was the fastest of 0.5-16 MB for ExtraTrees on make_classification
+# Node-local copies of small subtrees (exact and random splitters; see grow_tree's local_rows), capped
+# in bytes; 0 disables them.  4 MB was the fastest of 0.5-16 MB for ExtraTrees on make_classification
 # 100k x 50 and 1M x 50 here (2 threads, 32 MB L3): larger blocks fall out of the cache.
 _LOCAL_BYTES = 4 * 2**20
 _LOCAL_MAX_ROWS = 1 << 16
