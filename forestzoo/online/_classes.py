@@ -145,7 +145,7 @@ class BaseOnlineForest(BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_estimators=10, *, criterion, n_tests=20, min_samples_split=50, min_gain=0.0,
+    def __init__(self, n_estimators=10, *, criterion, n_tests=100, min_samples_split=20, min_gain=0.0,
                  max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
@@ -352,9 +352,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         Number of trees.
     criterion : {"entropy", "gini", "log_loss"}, default="entropy"
         Impurity of the gain; "log_loss" is "entropy".
-    n_tests : int, default=20
-        Candidate splits kept at every leaf.
-    min_samples_split : int, default=50
+    n_tests : int, default=100
+        Candidate splits kept at every leaf (the lecture leaves the number
+        open).  Each leaf holds ``2 * n_tests * n_classes`` counts, so memory
+        grows with it; ``benchmarks/orf_settings.py`` measures the choice.
+    min_samples_split : int, default=20
         ``n_split``: samples a leaf must see (since its creation) before it may split.
     min_gain : float, default=0.0
         ``delta_split``: the best candidate's gain must exceed it.
@@ -407,7 +409,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     }
     _fast_check_params = {"min_samples_split": 5}
 
-    def __init__(self, n_estimators=10, *, criterion="entropy", n_tests=20, min_samples_split=50, min_gain=0.0,
+    def __init__(self, n_estimators=10, *, criterion="entropy", n_tests=100, min_samples_split=20, min_gain=0.0,
                  max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
         super().__init__(n_estimators, criterion=criterion, n_tests=n_tests, min_samples_split=min_samples_split,
                          min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, n_jobs=n_jobs,
@@ -473,8 +475,9 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     ----------
     n_estimators : int, default=10
     criterion : {"squared_error"}, default="squared_error"
-    n_tests : int, default=20
-    min_samples_split : int, default=50
+    n_tests : int, default=100
+        Candidate splits kept at every leaf, each with a triplet per side.
+    min_samples_split : int, default=20
     min_gain : float, default=0.0
         In units of the target's variance.
     max_depth, max_nodes, n_jobs, random_state
@@ -510,7 +513,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     }
     _fast_check_params = {"min_samples_split": 5}
 
-    def __init__(self, n_estimators=10, *, criterion="squared_error", n_tests=20, min_samples_split=50,
+    def __init__(self, n_estimators=10, *, criterion="squared_error", n_tests=100, min_samples_split=20,
                  min_gain=0.0, max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
         super().__init__(n_estimators, criterion=criterion, n_tests=n_tests, min_samples_split=min_samples_split,
                          min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, n_jobs=n_jobs,

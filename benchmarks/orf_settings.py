@@ -1,0 +1,66 @@
+"""ORF prequential score over a grid of min_samples_split (n_split) and n_tests on the bench_online streams.
+
+Batch size 1, 10 trees, mean of the seeds: accuracy (%) for the
+classification streams, MAE for friedman1.  Answers whether the gap to
+river's AMF / ARF is a matter of how soon leaves split (the lecture's
+n_split) or of how many candidate splits a leaf keeps (which the lecture
+leaves open).  With ``--windows K`` each cell also prints the score in K
+consecutive windows of the stream (early vs late learning).
+
+    python benchmarks/orf_settings.py                                  # n_split 5..100, n_tests 20
+    python benchmarks/orf_settings.py --min-samples-split 50 --n-tests 20 50 100 200 400
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_online import make_stream  # noqa: E402
+
+from forestzoo import OnlineRandomForestClassifier, OnlineRandomForestRegressor  # noqa: E402
+
+
+def prequential(X, y, task, seed, **params):
+    """Per-sample hits (classification) or absolute errors, batch size 1, after a first sample learned alone."""
+    if task == "classification":
+        m = OnlineRandomForestClassifier(n_estimators=10, random_state=seed, **params)
+        m.partial_fit(X[:1], y[:1], classes=np.unique(y))
+    else:
+        m = OnlineRandomForestRegressor(n_estimators=10, random_state=seed, **params)
+        m.partial_fit(X[:1], y[:1])
+    out = np.empty(X.shape[0] - 1)
+    for s in range(1, X.shape[0]):
+        p = m.predict(X[s:s + 1])[0]
+        out[s - 1] = (p == y[s]) if task == "classification" else abs(p - y[s])
+        m.partial_fit(X[s:s + 1], y[s:s + 1])
+    return out
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--streams", default="stable,covtype-like,friedman1")
+    p.add_argument("--n-samples", type=int, default=10000)
+    p.add_argument("--min-samples-split", type=int, nargs="+", default=[5, 10, 20, 50, 100])
+    p.add_argument("--n-tests", type=int, nargs="+", default=[20])
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--windows", type=int, default=0, help="also print the score in this many windows")
+    args = p.parse_args(argv)
+    for name in args.streams.split(","):
+        X, y, task = make_stream(name, args.n_samples, 0)
+        scale = 100.0 if task == "classification" else 1.0
+        for nt in args.n_tests:
+            row = []
+            for mss in args.min_samples_split:
+                runs = np.mean([prequential(X, y, task, seed, min_samples_split=mss, n_tests=nt)
+                                for seed in args.seeds], axis=0)
+                cell = f"n_split={mss}: {scale * runs.mean():.3f}"
+                if args.windows:
+                    cell += " [" + " ".join(f"{scale * w.mean():.2f}" for w in np.array_split(runs, args.windows)) + "]"
+                row.append(cell)
+            print(f"{name} n_tests={nt}", " | ".join(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
