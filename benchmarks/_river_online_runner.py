@@ -2,8 +2,9 @@
 
 Executed by bench_online.py with the Python of an environment that has
 `river`.  Reads an .npz (X, y, task, n_models, seed), writes a pickle with
-the prequential accuracy (classification) or MAE (regression) and the
-samples per second of the whole predict_one + learn_one loop.
+the prequential accuracy (classification) or MAE (regression), the
+samples per second of the whole predict_one + learn_one loop, and the
+per-sample outcomes (hit or absolute error) for windowed scores.
 """
 
 import pickle
@@ -30,19 +31,22 @@ def main(inp, out, model_name):
     rows = [dict(zip(names, map(float, r))) for r in X]
     targets = [int(v) for v in y] if task == "classification" else [float(v) for v in y]
     hits, abs_err = 0, 0.0
+    outcomes = []  # per sample: hit (classification) or absolute error
     t0 = time.perf_counter()
     for x, t in zip(rows, targets):
         p = model.predict_one(x)
         if task == "classification":
+            outcomes.append(float(p == t))
             hits += p == t
         else:
-            abs_err += abs((p if p is not None else 0.0) - t)
+            outcomes.append(abs((p if p is not None else 0.0) - t))
+            abs_err += outcomes[-1]
         model.learn_one(x, t)
     secs = time.perf_counter() - t0
     n = len(rows)
     with open(out, "wb") as fh:
         pickle.dump({"score": hits / n if task == "classification" else abs_err / n, "sps": n / secs,
-                     "seconds": secs}, fh)
+                     "seconds": secs, "outcomes": outcomes}, fh)
 
 
 if __name__ == "__main__":

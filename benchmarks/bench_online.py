@@ -82,7 +82,8 @@ def run_ours(X, y, task, batch, n_estimators, seed):
     return score, X.shape[0] / secs
 
 
-def run_river(python, model, X, y, task, n_estimators, seed, timeout):
+def run_river(python, model, X, y, task, n_estimators, seed, timeout, outcomes=False):
+    """river's prequential ``(score, samples/s)``, or with ``outcomes=True`` its per-sample hits / errors."""
     with tempfile.TemporaryDirectory() as tmp:
         inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.pkl")
         np.savez(inp, X=X, y=y, task=task, n_models=n_estimators, seed=seed)
@@ -96,7 +97,7 @@ def run_river(python, model, X, y, task, n_estimators, seed, timeout):
             return None
         with open(out, "rb") as fh:
             res = pickle.load(fh)
-    return res["score"], res["sps"]
+    return (res["score"], res["sps"]) if not outcomes else np.asarray(res["outcomes"])
 
 
 def fmt(task, score):
