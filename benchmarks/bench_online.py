@@ -57,29 +57,28 @@ def make_stream(name, n, seed=0):
     raise ValueError(name)
 
 
-def run_ours(X, y, task, batch, n_estimators, seed):
+def run_ours(X, y, task, batch, n_estimators, seed, outcomes=False, **params):
+    """ORF's prequential ``(score, samples/s)`` with mini-batches of ``batch`` rows, or with
+    ``outcomes=True`` its per-row hits / absolute errors (every row after the first batch)."""
     if task == "classification":
-        model = OnlineRandomForestClassifier(n_estimators=n_estimators, random_state=seed)
+        model = OnlineRandomForestClassifier(n_estimators=n_estimators, random_state=seed, **params)
         kw = {"classes": np.unique(y)}
     else:
-        model = OnlineRandomForestRegressor(n_estimators=n_estimators, random_state=seed)
+        model = OnlineRandomForestRegressor(n_estimators=n_estimators, random_state=seed, **params)
         kw = {}
-    hits, abs_err = 0, 0.0
+    scored = np.empty(X.shape[0] - batch)
     t0 = time.perf_counter()
     model.partial_fit(X[:batch], y[:batch], **kw)  # the first batch is only learned (no model yet)
     for s in range(batch, X.shape[0], batch):
         xb, yb = X[s:s + batch], y[s:s + batch]
         p = model.predict(xb)
-        if task == "classification":
-            hits += np.sum(p == yb)
-        else:
-            abs_err += np.sum(np.abs(p - yb))
+        scored[s - batch:s - batch + len(yb)] = (p == yb) if task == "classification" else np.abs(p - yb)
         model.partial_fit(xb, yb)
     secs = time.perf_counter() - t0
-    n_scored = X.shape[0] - batch
+    if outcomes:
+        return scored
     # river scores its first sample too (with an untrained model); the difference is one sample
-    score = hits / n_scored if task == "classification" else abs_err / n_scored
-    return score, X.shape[0] / secs
+    return scored.mean(), X.shape[0] / secs
 
 
 def run_river(python, model, X, y, task, n_estimators, seed, timeout, outcomes=False):

@@ -20,25 +20,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_online import make_stream, run_river  # noqa: E402
-
-from forestzoo import OnlineRandomForestClassifier, OnlineRandomForestRegressor  # noqa: E402
-
-
-def prequential(X, y, task, seed, **params):
-    """Per-sample hits (classification) or absolute errors, batch size 1, after a first sample learned alone."""
-    if task == "classification":
-        m = OnlineRandomForestClassifier(n_estimators=10, random_state=seed, **params)
-        m.partial_fit(X[:1], y[:1], classes=np.unique(y))
-    else:
-        m = OnlineRandomForestRegressor(n_estimators=10, random_state=seed, **params)
-        m.partial_fit(X[:1], y[:1])
-    out = np.empty(X.shape[0] - 1)
-    for s in range(1, X.shape[0]):
-        p = m.predict(X[s:s + 1])[0]
-        out[s - 1] = (p == y[s]) if task == "classification" else abs(p - y[s])
-        m.partial_fit(X[s:s + 1], y[s:s + 1])
-    return out
+from bench_online import make_stream, run_ours, run_river  # noqa: E402
 
 
 def main(argv=None):
@@ -65,7 +47,8 @@ def main(argv=None):
         for nt in args.n_tests:
             row = []
             for mss in args.min_samples_split:
-                runs = np.mean([prequential(X, y, task, seed, min_samples_split=mss, n_tests=nt)
+                # batch size 1: the first sample is learned alone, every later one predicted, then learned
+                runs = np.mean([run_ours(X, y, task, 1, 10, seed, outcomes=True, min_samples_split=mss, n_tests=nt)
                                 for seed in args.seeds], axis=0)
                 row.append(f"n_split={mss}: " + cell(runs, scale))
             print(f"{name} n_tests={nt}", " | ".join(row), flush=True)
