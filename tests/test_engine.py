@@ -330,3 +330,32 @@ def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monk
     # copies happened: a fully grown tree of 6,000 rows splits nodes of 64..1,000 rows, which the rule takes
     assert grower._worth_copying(1000, 1000, 4, 12) and not grower._worth_copying(1001, 1000, 4, 12)
     assert not grower._worth_copying(63, 1000, 4, 12)
+
+
+@pytest.mark.parametrize("splitter", ["random", "hist", "exact"])
+def test_search_stops_at_a_split_with_two_pure_children(splitter):
+    # every feature separates the two classes with a gap, so the first feature tried splits the root
+    # into two pure children; the search must not read the other features (a full search reads 5 of 6;
+    # fewer than all 6, because the hist splitter keeps every histogram of a node searched on all features)
+    rng = np.random.RandomState(0)
+    n, d = 400, 6
+    yk = (np.arange(n) % 2).astype(np.int32)
+    X = (rng.uniform(0.0, 1.0, size=(n, d)) + 10.0 * yk[:, None]).astype(np.float32)
+    w = np.ones(n)
+    data = prepare_data(X, splitter, 255)
+    tree = grow(data, yk, np.zeros(n), w, "gini", 2, seed=0, max_features=d - 1)
+    assert tree.node_count == 3
+    if splitter != "random":  # a random threshold in [min, max) of the node can miss the gap
+        assert tree.n_split_evaluations == n
+    # the random splitter still stops as soon as a threshold lands in the gap: fewer reads than all 6 features
+    assert tree.n_split_evaluations < (d - 1) * n
+
+
+def test_equal_trees_have_equal_bytes():
+    # the node records' padding bytes are zeroed, so two equal fits pickle (and hash) to the same bytes
+    X, y, yk, yr, w, n_values = _data(1, n=300)
+    data = prepare_data(X, "exact", 255)
+    a = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=2)
+    b = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=2)
+    assert a.nodes.dtype.itemsize > sum(a.nodes.dtype.fields[f][0].itemsize for f in a.nodes.dtype.names)
+    assert a.nodes.tobytes() == b.nodes.tobytes()

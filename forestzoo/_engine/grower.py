@@ -121,7 +121,9 @@ def find_split(
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
     Features are visited in a random order until ``max_features``
-    non-constant ones have been evaluated (scikit-learn's rule).  With the
+    non-constant ones have been evaluated (scikit-learn's rule), or until a
+    split leaves both children pure (cost 0, which no other split can beat;
+    not when the node's histograms are kept for its children).  With the
     hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
@@ -169,6 +171,8 @@ def find_split(
             n_evals[0] += n
         if ok:
             n_valid += 1
+            if rec[REC_COST] <= 0.0 and slot < 0:
+                break  # both children pure: nothing can beat it (a pool slot still needs every histogram)
 
 
 @njit(inline="always")

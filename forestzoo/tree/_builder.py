@@ -84,7 +84,7 @@ def resolve_max_features(max_features, n_features):
 
 def table_to_nodes(table):
     """The grower's float64 node table as a :data:`NODE_DTYPE` array."""
-    nodes = np.empty(table.shape[0], dtype=NODE_DTYPE)
+    nodes = np.zeros(table.shape[0], dtype=NODE_DTYPE)  # zeros: the padding bytes too, so equal trees pickle equal
     nodes["left"] = table[:, COL_LEFT]
     nodes["right"] = table[:, COL_RIGHT]
     nodes["feature"] = table[:, COL_FEATURE]
