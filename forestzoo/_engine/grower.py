@@ -121,9 +121,12 @@ def find_split(
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
     Features are visited in a random order until ``max_features``
-    non-constant ones have been evaluated (scikit-learn's rule), or until a
-    split leaves both children pure (cost 0, which no other split can beat;
-    not when the node's histograms are kept for its children).  With the
+    non-constant ones have been evaluated (scikit-learn's rule), or, for
+    classification, until a split leaves both children pure (cost 0, which no
+    other split can beat; not when the node's histograms are kept for its
+    children).  Regression does not stop early: a zero variance is rarely
+    computed as exactly 0, and weighted rows and repeated rows would then stop
+    at different features.  With the
     hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
@@ -171,8 +174,17 @@ def find_split(
             n_evals[0] += n
         if ok:
             n_valid += 1
-            if rec[REC_COST] <= 0.0 and slot < 0:
-                break  # both children pure: nothing can beat it (a pool slot still needs every histogram)
+            if rec[REC_COST] <= 0.0 and criterion != SQUARED_ERROR and slot < 0:
+                # both children pure: nothing can beat it (a pool slot still needs every histogram).
+                # With every feature a candidate, a full search would shuffle all of them: do the
+                # remaining draws and swaps, so the tree and the random stream stay exactly its.
+                if max_features >= n_features:
+                    for jj in range(j + 1, n_features):
+                        r = jj + rng_randint(rng, n_features - jj)
+                        f = feats[r]
+                        feats[r] = feats[jj]
+                        feats[jj] = f
+                break
 
 
 @njit(inline="always")

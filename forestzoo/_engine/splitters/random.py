@@ -31,8 +31,8 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     bootstrap or sample weights) the counts are integers, a reduction the
     compiler vectorises.
 
-    The search stops at the first split whose children are both pure (cost
-    0): at the bottom of a fully grown tree most two- and three-row nodes
+    A classification search stops at the first split whose children are both
+    pure (cost 0; see :func:`..grower.find_split` for why regression does not): at the bottom of a fully grown tree most two- and three-row nodes
     split perfectly on their first feature, and the other ``max_features - 1``
     were ~half of such a node's cost (10 classes, 80k rows: ~8 % of the fit).
 
@@ -156,7 +156,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
             rec[REC_BIN] = -1.0
             rec[REC_THRESHOLD] = thr
         n_valid += 1
-        if c <= 0.0:
+        if c <= 0.0 and criterion != SQUARED_ERROR:
             # both children pure (cost 0): no later feature can do better, so the
             # search stops; the split found is the one a full search keeps (ties
             # keep the first), only the later features' draws are skipped

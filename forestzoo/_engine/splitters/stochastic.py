@@ -40,8 +40,9 @@ features it computes on demand.
 import numpy as np
 
 from ..._jit import njit
+from ..criteria import SQUARED_ERROR
 from ..rng import rng_randint
-from ._common import add_sample, scan_sorted
+from ._common import REC_COST, add_sample, scan_sorted
 from .exact import split_exact
 
 P_C, P_ALPHA, P_MIN_FRACTION, P_N0 = 0, 1, 2, 3
@@ -334,8 +335,11 @@ def split_stochastic(
             ws = stride
             src = 1 - src
             alive = sdt_keep_best(score, feats, slot, alive, min_keep)  # Step 3
-    # Step 5: the exact search over the whole node for the survivors (Eq. 2)
+    # Step 5: the exact search over the whole node for the survivors (Eq. 2); like the exact
+    # splitter's, it stops at a classification split with two pure children
     for a in range(alive):
         split_exact(feats[a], Xf[feats[a]], idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
                     criterion, keys, samples, miss, cum, tmp, rec)
         n_evals[0] += n
+        if rec[REC_COST] <= 0.0 and criterion != SQUARED_ERROR:
+            break
