@@ -335,8 +335,8 @@ def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monk
 @pytest.mark.parametrize("splitter", ["random", "hist", "exact"])
 def test_search_stops_at_a_split_with_two_pure_children(splitter):
     # every feature separates the two classes with a gap, so the first feature tried splits the root
-    # into two pure children; the search must not read the other features (a full search reads 5 of 6;
-    # fewer than all 6, because the hist splitter keeps every histogram of a node searched on all features)
+    # into two pure children; the search must not read the other candidates (a full search reads 5 of 6).
+    # Not all 6 features: the hist splitter then keeps every histogram of the node for its children
     rng = np.random.RandomState(0)
     n, d = 400, 6
     yk = (np.arange(n) % 2).astype(np.int32)
@@ -359,3 +359,21 @@ def test_equal_trees_have_equal_bytes():
     b = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=2)
     assert a.nodes.dtype.itemsize > sum(a.nodes.dtype.fields[f][0].itemsize for f in a.nodes.dtype.names)
     assert a.nodes.tobytes() == b.nodes.tobytes()
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_stopping_at_a_pure_split_keeps_the_full_search_tree(splitter, seed):
+    # On 0/1 targets the two-class gini cost is twice the squared-error cost of the same split, so both
+    # criteria grow the same tree; gini stops at pure splits, squared error never stops. With every
+    # feature a candidate the stop makes the shuffle's remaining draws, so nothing downstream differs.
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(600, 6, n_informative=4, random_state=seed)
+    data = prepare_data(X.astype(np.float32), splitter, 255)
+    w = np.ones(len(y))
+    gini = grow(data, y.astype(np.int32), y.astype(np.float64), w, "gini", 2, seed=1, max_features=None)
+    full = grow(data, y.astype(np.int32), y.astype(np.float64), w, "squared_error", 1, seed=1, max_features=None)
+    for field in ("left", "right", "feature", "threshold"):
+        np.testing.assert_array_equal(gini.nodes[field], full.nodes[field])
+    assert gini.n_split_evaluations < full.n_split_evaluations  # the stop did happen

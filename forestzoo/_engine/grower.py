@@ -177,7 +177,7 @@ def find_split(
             if rec[REC_COST] <= 0.0 and criterion != SQUARED_ERROR and slot < 0:
                 # both children pure: nothing can beat it (a pool slot still needs every histogram).
                 # With every feature a candidate, a full search would shuffle all of them: do the
-                # remaining draws and swaps, so the tree and the random stream stay exactly its.
+                # remaining draws and swaps, so the tree and the random stream stay the full search's.
                 if max_features >= n_features:
                     for jj in range(j + 1, n_features):
                         r = jj + rng_randint(rng, n_features - jj)

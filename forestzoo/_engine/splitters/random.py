@@ -32,9 +32,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     compiler vectorises.
 
     A classification search stops at the first split whose children are both
-    pure (cost 0; see :func:`..grower.find_split` for why regression does not): at the bottom of a fully grown tree most two- and three-row nodes
-    split perfectly on their first feature, and the other ``max_features - 1``
-    were ~half of such a node's cost (10 classes, 80k rows: ~8 % of the fit).
+    pure (cost 0; ``grower.find_split`` says why regression does not).  At
+    the bottom of a fully grown tree most two- and three-row nodes split
+    perfectly on their first feature, and the other ``max_features - 1`` were
+    ~half of such a node's cost (10 classes, 80k rows: ~8 % of the fit).
 
     The whole node is one call with the feature loop inside: Numba binds a
     called function's array arguments with atomic reference-count updates,
