@@ -22,10 +22,11 @@ def test_eq_5_to_9_running_triplet_equals_batch_mean_and_variance():
 
 
 @pytest.mark.parametrize("criterion", [ENTROPY, GINI])
-def test_classification_gain_equals_naive(criterion):
+@pytest.mark.parametrize("high", [20, 10_000])  # 10,000: counts beyond the x log2 x table
+def test_classification_gain_equals_naive(criterion, high):
     rng = np.random.RandomState(1)
     for _ in range(20):
-        left, right = rng.randint(0, 20, 4).astype(float), rng.randint(0, 20, 4).astype(float)
+        left, right = rng.randint(0, high, 4).astype(float), rng.randint(0, high, 4).astype(float)
 
         def imp(c):
             p = c[c > 0] / c.sum()
@@ -33,7 +34,15 @@ def test_classification_gain_equals_naive(criterion):
 
         n = left.sum() + right.sum()
         expected = imp(left + right) - left.sum() / n * imp(left) - right.sum() / n * imp(right)
-        assert _gain(left, right, np.empty(4), criterion) == pytest.approx(expected, abs=1e-12)
+        assert _gain(left, right, criterion) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("criterion", [ENTROPY, GINI])
+def test_gain_of_a_one_class_split_is_exactly_zero(criterion):
+    # min_gain=0 splits on any gain > 0: a rounding residue must not split a pure leaf
+    for nl, nr in [(1, 2), (3, 7), (4095, 1), (5000, 123)]:
+        left, right = np.array([0.0, nl, 0.0]), np.array([0.0, nr, 0.0])
+        assert _gain(left, right, criterion) == 0.0
 
 
 def test_regression_gain_equals_naive_delta_e():
@@ -46,7 +55,7 @@ def test_regression_gain_equals_naive_delta_e():
         _add(sb, 0, v, VARIANCE)
     both = np.concatenate((a, b))
     expected = both.var() - 0.4 * a.var() - 0.6 * b.var()  # lecture's Delta E
-    assert _gain(sa, sb, np.empty(3), VARIANCE) == pytest.approx(expected, rel=1e-9)
+    assert _gain(sa, sb, VARIANCE) == pytest.approx(expected, rel=1e-9)
 
 
 def _stream(n=4000, seed=0):

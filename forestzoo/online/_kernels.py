@@ -70,6 +70,24 @@ def _count(stats, criterion):
     return stats.sum()
 
 
+#: ``x log2 x`` of the counts 0..4095 (0 at 0): class counts are whole numbers, so
+#: the entropy of a leaf and the gain of a candidate split are table look-ups, not logarithms
+_XLOG2X_N = 4096
+_XLOG2X = np.concatenate(([0.0], np.arange(1, _XLOG2X_N) * np.log2(np.arange(1, _XLOG2X_N))))
+
+
+@njit(inline="always")
+def _xlog2x(v):
+    """``v log2 v`` (0 at 0); from the table for whole counts below its size."""
+    if v < _XLOG2X_N:
+        i = int(v)
+        if i == v:
+            return _XLOG2X[i]
+    if v <= 0.0:
+        return 0.0
+    return v * np.log2(v)
+
+
 @njit(inline="always")
 def _impurity(stats, criterion):
     """Entropy (bits), Gini index or the variance ``E`` of one side."""
@@ -84,16 +102,25 @@ def _impurity(stats, criterion):
             p = stats[c] / n
             acc += p * p
         return 1.0 - acc
+    # n H = f(n) - sum_c f(n_c), f(x) = x log2 x (see _gain)
     for c in range(stats.shape[0]):
-        if stats[c] > 0.0:
-            p = stats[c] / n
-            acc -= p * np.log2(p)
-    return acc
+        acc += _xlog2x(stats[c])
+    return (_xlog2x(n) - acc) / n
 
 
 @njit(inline="always")
-def _gain(left, right, tmp, criterion):
-    """Lecture's Delta E: impurity of the union minus the size-weighted impurities of the sides."""
+def _gain(left, right, criterion):
+    """Lecture's Delta E: impurity of the union minus the size-weighted impurities of the sides.
+
+    A leaf past ``min_samples_split`` scores every candidate at every sample, so
+    this is the learner's inner loop.  For class counts it is written over the
+    counts ``l``, ``r``, ``u = l + r`` (``n = |u|``) so that no division or
+    logarithm is needed per class:
+
+    * entropy: ``n Delta E = f(n) - f(n_l) - f(n_r) - sum_c [f(u_c) - f(l_c) - f(r_c)]``
+      with ``f(x) = x log2 x``, since ``n H(S) = f(n) - sum_c f(s_c)``;
+    * Gini: ``n Delta E = sum_c l_c^2 / n_l + sum_c r_c^2 / n_r - sum_c u_c^2 / n``.
+    """
     nl = _count(left, criterion)
     nr = _count(right, criterion)
     n = nl + nr
@@ -103,11 +130,30 @@ def _gain(left, right, tmp, criterion):
         mu = (nl * left[1] + nr * right[1]) / n
         # pooled mean squared deviation of the union
         e = (nl * (left[2] + (left[1] - mu) ** 2) + nr * (right[2] + (right[1] - mu) ** 2)) / n
-    else:
+        return e - nl / n * left[2] - nr / n * right[2]
+    if criterion == GINI:
+        sl = 0.0
+        sr = 0.0
+        su = 0.0
         for c in range(left.shape[0]):
-            tmp[c] = left[c] + right[c]
-        e = _impurity(tmp, criterion)
-    return e - nl / n * _impurity(left, criterion) - nr / n * _impurity(right, criterion)
+            a = left[c]
+            b = right[c]
+            sl += a * a
+            sr += b * b
+            su += (a + b) * (a + b)
+        return (sl / nl + sr / nr - su / n) / n
+    acc = 0.0
+    mixed = False
+    for c in range(left.shape[0]):
+        a = left[c]
+        b = right[c]
+        if a + b > 0.0:
+            if a + b < n:
+                mixed = True
+            acc += _xlog2x(a + b) - _xlog2x(a) - _xlog2x(b)
+    if not mixed:
+        return 0.0  # one class on both sides: exactly no gain
+    return (_xlog2x(n) - _xlog2x(nl) - _xlog2x(nr) - acc) / n
 
 
 @njit
@@ -150,7 +196,7 @@ MAX_REPS = 20
 @njit
 def _train_rows(
     X, yk, yr, i0, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax, rng,
-    criterion, n_split, min_gain, max_depth, max_nodes, lo, hi, tmp,
+    criterion, n_split, min_gain, max_depth, max_nodes, lo, hi,
 ):
     """Algorithm 1 for one tree over rows ``i0..`` of a batch, in place; returns the next row to learn.
 
@@ -209,7 +255,7 @@ def _train_rows(
             best = -1
             best_gain = min_gain
             for j in range(n_tests):
-                g = _gain(tstats[s, j, 0], tstats[s, j, 1], tmp, criterion)
+                g = _gain(tstats[s, j, 0], tstats[s, j, 1], criterion)
                 if g > best_gain:
                     best_gain = g
                     best = j
@@ -272,14 +318,13 @@ def train_trees(
     d = X.shape[1]
     lo = np.empty(d)
     hi = np.empty(d)
-    tmp = np.empty(stats.shape[2])
     n = X.shape[0]
     for t in range(t0, t1):
         if next_row[t] < n:
             next_row[t] = _train_rows(
                 X, yk, yr, next_row[t], nodes[t], values[t], parent_of[t], slot[t], seen[t], stats[t], tfeat[t],
                 tthr[t], tstats[t], counts[t], gmin[t], gmax[t], rng[t], criterion, n_split, min_gain, max_depth,
-                max_nodes, lo, hi, tmp,
+                max_nodes, lo, hi,
             )
 
 
