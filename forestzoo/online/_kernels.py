@@ -156,6 +156,16 @@ def _gain(left, right, criterion):
     return (_xlog2x(n) - _xlog2x(nl) - _xlog2x(nr) - acc) / n
 
 
+@njit(inline="always")
+def _one_class(stats):
+    """Whether at most one class has a count: true of a leaf whose samples are all of one class."""
+    k = 0
+    for c in range(stats.shape[0]):
+        if stats[c] > 0.0:
+            k += 1
+    return k <= 1
+
+
 @njit
 def _draw_test(feat, thr, j, lo, hi, gmin, gmax, rng, max_tries):
     """Draw candidate split ``j``: a random feature and a uniform threshold inside the leaf's box."""
@@ -251,6 +261,9 @@ def _train_rows(
                 _add(tstats[s, j, side], yk[i], yr[i], criterion)
             # line 06: split when enough samples were seen and the best gain is large enough
             if seen[s] <= n_split:
+                continue
+            if criterion != VARIANCE and min_gain >= 0.0 and _one_class(stats[s]):
+                # every candidate's two sides then hold one class: all gains are exactly 0 (_gain)
                 continue
             best = -1
             best_gain = min_gain
