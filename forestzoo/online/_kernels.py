@@ -112,8 +112,9 @@ def _impurity(stats, criterion):
 def _gain(left, right, criterion):
     """Lecture's Delta E: impurity of the union minus the size-weighted impurities of the sides.
 
-    A leaf past ``min_samples_split`` scores every candidate at every sample, so
-    this is the learner's inner loop.  For class counts it is written over the
+    A leaf past ``min_samples_split`` whose samples are not all of one class
+    scores every candidate at each sample until one gains enough, so this is
+    an inner loop of the learner.  For class counts it is written over the
     counts ``l``, ``r``, ``u = l + r`` (``n = |u|``) so that no division or
     logarithm is needed per class:
 
