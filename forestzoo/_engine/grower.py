@@ -35,7 +35,8 @@ from .node_model import (
 from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters._common import (
-    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample, reset_record,
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample,
+    is_perfect_split, reset_record,
 )
 from .splitters.exact import split_exact
 from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
@@ -122,12 +123,9 @@ def find_split(
 
     Features are visited in a random order until ``max_features``
     non-constant ones have been evaluated (scikit-learn's rule), or, for
-    classification, until a split leaves both children pure (cost 0, which no
-    other split can beat; not when the node's histograms are kept for its
-    children).  Regression does not stop early: a zero variance is rarely
-    computed as exactly 0, and weighted rows and repeated rows would then stop
-    at different features.  With the
-    hist splitter and a pool slot, the node's histograms live in
+    classification, until a split leaves both children pure
+    (``is_perfect_split``; not when the node's histograms are kept for its
+    children).  With the hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
     at once, and so does the random one (see :func:`.splitters.random.split_random`).
@@ -174,7 +172,7 @@ def find_split(
             n_evals[0] += n
         if ok:
             n_valid += 1
-            if rec[REC_COST] <= 0.0 and criterion != SQUARED_ERROR and slot < 0:
+            if slot < 0 and is_perfect_split(rec[REC_COST], criterion):
                 # both children pure: nothing can beat it (a pool slot still needs every histogram).
                 # With every feature a candidate, a full search would shuffle all of them: do the
                 # remaining draws and swaps, so the tree and the random stream stay the full search's.

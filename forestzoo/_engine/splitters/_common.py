@@ -28,6 +28,18 @@ def reset_record(rec):
 
 
 @njit(inline="always")
+def is_perfect_split(cost, criterion):
+    """Whether a split ends a node's search: a classification split whose two children are pure.
+
+    Its cost is 0, which no other split can beat, and a full search keeps the
+    first of equal costs, so the search may stop there.  Regression never
+    stops: a zero variance is rarely computed as exactly 0, and weighted rows
+    and repeated rows would then stop at different features.
+    """
+    return cost <= 0.0 and criterion != SQUARED_ERROR
+
+
+@njit(inline="always")
 def add_sample(s, sign, wi, yk_i, yr_i, criterion):
     """``s += sign * stats(one sample)``."""
     s[0] += sign

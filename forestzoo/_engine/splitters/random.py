@@ -5,7 +5,7 @@ import numpy as np
 from ..._jit import njit
 from ..criteria import SQUARED_ERROR
 from ..rng import mix_randint, mix_uniform
-from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate
+from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split
 
 
 @njit(inline="always")
@@ -32,7 +32,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     compiler vectorises.
 
     A classification search stops at the first split whose children are both
-    pure (cost 0; ``grower.find_split`` says why regression does not).  At
+    pure (``_common.is_perfect_split``, which says why regression does not).  At
     the bottom of a fully grown tree most two- and three-row nodes split
     perfectly on their first feature, and the other ``max_features - 1`` were
     ~half of such a node's cost (10 classes, 80k rows: ~8 % of the fit).
@@ -157,7 +157,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
             rec[REC_BIN] = -1.0
             rec[REC_THRESHOLD] = thr
         n_valid += 1
-        if c <= 0.0 and criterion != SQUARED_ERROR:
+        if is_perfect_split(c, criterion):
             # both children pure (cost 0): no later feature can do better, so the
             # search stops; the split found is the one a full search keeps (ties
             # keep the first), only the later features' draws are skipped

@@ -40,9 +40,8 @@ features it computes on demand.
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import SQUARED_ERROR
 from ..rng import rng_randint
-from ._common import REC_COST, add_sample, scan_sorted
+from ._common import REC_COST, add_sample, is_perfect_split, scan_sorted
 from .exact import split_exact
 
 P_C, P_ALPHA, P_MIN_FRACTION, P_N0 = 0, 1, 2, 3
@@ -341,5 +340,5 @@ def split_stochastic(
         split_exact(feats[a], Xf[feats[a]], idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
                     criterion, keys, samples, miss, cum, tmp, rec)
         n_evals[0] += n
-        if rec[REC_COST] <= 0.0 and criterion != SQUARED_ERROR:
+        if is_perfect_split(rec[REC_COST], criterion):
             break
