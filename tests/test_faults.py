@@ -307,10 +307,10 @@ def test_killed_worker_task_is_retried_and_no_tree_is_missing(Estimator, retryin
 def test_killed_worker_without_retries_raises_and_keeps_the_previous_forest(tmp_path):
     """With retries disabled, the fit must raise (or complete) and the previous forest stay intact.
 
-    Dask 2026.8 with ``allowed-failures=0`` never resolves the killed task's future here (a plain
-    ``client.submit``, without forestzoo or joblib, did not resolve either), so ``fit`` would wait
-    forever: the fit runs in a thread with a deadline, and a fit still waiting then is reported as
-    that known Dask behaviour.  Whatever happens, the previous model must be intact.
+    Dask marks the killed task as failed (``KilledWorker``); joblib 1.6.0's Dask backend never
+    tells ``Parallel`` so, and a plain ``joblib.Parallel`` waits forever.  ``forestzoo._parallel``
+    passes the failure on, so ``fit`` raises.  The fit runs in a thread with a deadline, so that a
+    regression fails here instead of hanging the test run.
     """
     import threading
 
@@ -343,10 +343,30 @@ def test_killed_worker_without_retries_raises_and_keeps_the_previous_forest(tmp_
     if "returned" in outcome:
         assert len(model.estimators_) == 8, "a fit on a cluster that lost a task returned a forest with missing trees"
         return
-    if not hung:
-        assert (tmp_path / "killed").exists()
-        assert "raised" in outcome
     assert_same_snapshot(before, snapshot(model, X))
-    if hung:
-        pytest.xfail("Dask never resolved the killed task with allowed-failures=0 (a Dask behaviour: a plain "
-                     "client.submit did not resolve either); the previous forest stayed intact")
+    assert not hung, "the fit was still waiting on the killed task after 20 s"
+    assert (tmp_path / "killed").exists()
+    assert type(outcome["raised"]).__name__ == "KilledWorker", outcome["raised"]
+
+
+def test_parallel_under_dask_keeps_the_backend_configuration():
+    """forestzoo's ``Parallel`` swaps joblib's Dask backend for a copy that raises task failures, made
+    with the same client, submit options and timeout; other backends are used as they are."""
+    distributed = pytest.importorskip("distributed")
+    from joblib._dask import DaskDistributedBackend
+
+    from forestzoo._parallel import Parallel
+
+    with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=":0") as client:
+        with joblib.parallel_config(backend="dask", wait_for_workers_timeout=3, retries=2):
+            original = joblib.Parallel(n_jobs=2)._backend
+            backend = Parallel(n_jobs=2)._backend
+            assert type(original) is DaskDistributedBackend
+            assert isinstance(backend, DaskDistributedBackend) and type(backend) is not DaskDistributedBackend
+            assert backend.client is client is original.client
+            assert backend.submit_kwargs == {"retries": 2} and backend.wait_for_workers_timeout == 3
+            assert Parallel(n_jobs=2, require="sharedmem")._backend.supports_sharedmem  # threads, as joblib picks
+            assert Parallel(n_jobs=2)(joblib.delayed(abs)(-i) for i in range(5)) == [0, 1, 2, 3, 4]
+            with pytest.raises(ZeroDivisionError):  # an error inside a task still raises as itself
+                Parallel(n_jobs=2)(joblib.delayed(divmod)(1, i) for i in range(2))
+    assert type(Parallel(n_jobs=2)._backend) is type(joblib.Parallel(n_jobs=2)._backend)

@@ -13,12 +13,13 @@ import threading
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import delayed, effective_n_jobs
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from .._engine.binning import MAX_BINS
 from .._engine.splitters import SPLITTERS
 from .._engine.tree import accumulate_compact
+from .._parallel import Parallel
 from ..tree._builder import grow, resolve_max_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor, min_counts
 

@@ -4,7 +4,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine.rng import draw_seeds
 from .._engine.splitters import SPLITTERS
 from .._engine.binning import MAX_BINS
+from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator, min_counts
 from ._chain import build_chain, combine, tree_answers

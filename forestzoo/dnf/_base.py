@@ -16,7 +16,7 @@ The fit pipeline (Seyedhosseini & Tasdizen 2015, Algorithms 1 and 2):
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import delayed, effective_n_jobs
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
 from .._engine.rng import draw_seeds, make_state
+from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf

@@ -12,7 +12,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import delayed, effective_n_jobs
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
 from .._engine.tree import accumulate_compact, apply_compact
+from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (

@@ -39,7 +39,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
@@ -48,6 +48,7 @@ from .._engine.node_model import project
 from .._engine.rng import draw_seeds
 from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
+from .._parallel import Parallel
 from .._validation import check_fit_data
 from ..tree._builder import grow, prepare_data
 from ..tree._classes import min_counts

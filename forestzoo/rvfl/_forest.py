@@ -25,13 +25,14 @@ zero elsewhere), so ``X`` is never copied per tree.
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from .._engine.rng import draw_seeds
+from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..ensemble._forest import bootstrap_counts
 from ..oblique._linear_models import MODEL_NAMES

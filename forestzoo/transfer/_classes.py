@@ -3,13 +3,14 @@
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import delayed
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from .._engine.edit import class_targets, compact, refit_values, regression_targets
 from .._engine.rng import draw_seeds
 from .._engine.tree import Tree
+from .._parallel import Parallel
 from .._validation import check_fit_data
 from ..ensemble._forest import ForestClassifier, ForestRegressor, bootstrap_counts
 from ..tree._builder import prepare_data

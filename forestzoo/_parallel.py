@@ -1,0 +1,100 @@
+"""``joblib.Parallel`` for forestzoo's fits, with Dask task failures raised.
+
+Every family dispatches its trees with :class:`Parallel`, a ``joblib.Parallel``
+that differs in one case: under ``joblib.parallel_config(backend="dask")``, a
+task that fails in Dask itself (not in forestzoo's code) makes the call raise
+instead of waiting forever.
+
+Why: joblib's Dask backend (checked up to joblib 1.6.0, the newest release on
+2026-11-23) completes the ``concurrent.futures`` future of an errored Dask
+task with the error, but never calls the completion callback that
+``Parallel`` waits on; ``Parallel`` then polls that task's status forever.
+An exception raised inside a task is not affected (joblib wraps the task and
+returns the exception as its result); what hangs is a failure outside the
+task, above all ``distributed.KilledWorker``: the task ran on workers that died
+more than ``distributed.scheduler.allowed-failures`` times (a task that
+exhausts a worker's memory, or ``allowed-failures=0``).  A plain
+``joblib.Parallel`` over a trivial function hangs the same way.
+
+The correction: when the active backend is exactly joblib's
+``DaskDistributedBackend``, this ``Parallel`` runs on a fresh instance of a
+subclass (same client, submit options, scattered data and timeout) whose
+``submit`` also passes a failed future's exception to that callback, where
+joblib records it as the task's error and raises it in the caller.  A second
+report of the same error is ignored by joblib (the call is already aborting),
+so a joblib that fixes this upstream is not disturbed.  Other backends, and a
+Dask backend configured in ways this module does not know, are used as they
+are.  ``tests/test_faults.py`` kills a worker with ``allowed-failures=0``.
+"""
+
+import sys
+from contextlib import contextmanager
+from functools import partial
+
+import joblib
+from joblib.parallel import get_active_backend
+
+_subclasses = {}
+
+
+def _report_failure(callback, future):
+    """Done-callback of a task's future: a failed task reaches ``Parallel`` as its error."""
+    if future.cancelled():
+        return
+    error = future.exception()
+    if error is not None:
+        callback(error)
+
+
+def _forwarding_class(base):
+    """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback."""
+    if base not in _subclasses:
+
+        class DaskBackendRaisingFailures(base):
+            def submit(self, func, callback=None):
+                future = super().submit(func, callback=callback)
+                if callback is not None:
+                    future.add_done_callback(partial(_report_failure, callback))
+                return future
+
+        _subclasses[base] = DaskBackendRaisingFailures
+    return _subclasses[base]
+
+
+def _forwarding_copy(backend, base):
+    """A fresh forwarding backend configured like ``backend``, or None when that cannot be done."""
+    try:
+        copy = _forwarding_class(base)(client=backend.client, wait_for_workers_timeout=backend.wait_for_workers_timeout,
+                                       **backend.submit_kwargs)
+        copy._scatter = backend._scatter  # the data the user scattered once, with its futures
+        copy.data_futures = backend.data_futures
+        copy.nesting_level = backend.nesting_level
+    except (AttributeError, TypeError, ValueError):  # a joblib whose backend no longer looks like this
+        return None
+    return copy
+
+
+@contextmanager
+def _failures_raise():
+    """Within: an active joblib Dask backend is replaced by its forwarding copy."""
+    dask_module = sys.modules.get("joblib._dask")  # imported by joblib once the "dask" backend is chosen
+    base = getattr(dask_module, "DaskDistributedBackend", None)
+    backend = get_active_backend()[0] if base is not None else None
+    copy = _forwarding_copy(backend, base) if base is not None and type(backend) is base else None
+    if copy is None:
+        yield
+        return
+    with joblib.parallel_config(backend=copy):
+        yield
+
+
+class Parallel(joblib.Parallel):
+    """``joblib.Parallel`` whose Dask task failures raise (see the module's docstring).
+
+    The backend is chosen when the object is made, as joblib does, so the
+    correction applies from construction on.
+    """
+
+    def __init__(self, *args, **kwargs):
+        with _failures_raise():
+            super().__init__(*args, **kwargs)
