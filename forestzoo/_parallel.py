@@ -47,17 +47,22 @@ def _report_failure(callback, future):
 
 
 def _forwarding_class(base):
-    """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback."""
+    """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback.
+
+    joblib 1.4 renamed the backend's ``apply_async`` to ``submit``; the
+    subclass wraps whichever one ``base`` has (joblib >= 1.3 is supported).
+    """
     if base not in _subclasses:
+        name = "submit" if hasattr(base, "submit") else "apply_async"
+        dispatch = getattr(base, name)
 
-        class DaskBackendRaisingFailures(base):
-            def submit(self, func, callback=None):
-                future = super().submit(func, callback=callback)
-                if callback is not None:
-                    future.add_done_callback(partial(_report_failure, callback))
-                return future
+        def forwarding(self, func, callback=None):
+            future = dispatch(self, func, callback=callback)
+            if callback is not None:
+                future.add_done_callback(partial(_report_failure, callback))
+            return future
 
-        _subclasses[base] = DaskBackendRaisingFailures
+        _subclasses[base] = type("DaskBackendRaisingFailures", (base,), {name: forwarding})
     return _subclasses[base]
 
 
