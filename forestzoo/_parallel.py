@@ -5,9 +5,9 @@ that differs in one case: under ``joblib.parallel_config(backend="dask")``, a
 task that fails in Dask itself (not in forestzoo's code) makes the call raise
 instead of waiting forever.
 
-Why: joblib's Dask backend (checked up to joblib 1.6.0, the newest release on
-2026-11-23) completes the ``concurrent.futures`` future of an errored Dask
-task with the error, but never calls the completion callback that
+Why: joblib's Dask backend, from joblib 1.4 to 1.6.0 (the newest release on
+2026-11-23; 1.3.2 raises), completes the ``concurrent.futures`` future of an
+errored Dask task with the error, but never calls the completion callback that
 ``Parallel`` waits on; ``Parallel`` then polls that task's status forever.
 An exception raised inside a task is not affected (joblib wraps the task and
 returns the exception as its result); what hangs is a failure outside the

@@ -307,7 +307,7 @@ def test_killed_worker_task_is_retried_and_no_tree_is_missing(Estimator, retryin
 def test_killed_worker_without_retries_raises_and_keeps_the_previous_forest(tmp_path):
     """With retries disabled, the fit must raise (or complete) and the previous forest stay intact.
 
-    Dask marks the killed task as failed (``KilledWorker``); joblib 1.6.0's Dask backend never
+    Dask marks the killed task as failed (``KilledWorker``); joblib 1.4-1.6.0's Dask backend never
     tells ``Parallel`` so, and a plain ``joblib.Parallel`` waits forever.  ``forestzoo._parallel``
     passes the failure on, so ``fit`` raises.  The fit runs in a thread with a deadline, so that a
     regression fails here instead of hanging the test run.
