@@ -17,7 +17,8 @@ exhausts a worker's memory, or ``allowed-failures=0``).  A plain
 ``joblib.Parallel`` over a trivial function hangs the same way.
 
 The correction: when the active backend is exactly joblib's
-``DaskDistributedBackend``, this ``Parallel`` runs on a fresh instance of a
+``DaskDistributedBackend`` of joblib >= 1.4 (whose ``Parallel`` waits on that
+callback), this ``Parallel`` runs on a fresh instance of a
 subclass (same client, submit options, scattered data and timeout) whose
 ``submit`` also passes a failed future's exception to that callback, where
 joblib records it as the task's error and raises it in the caller.  A second
@@ -47,22 +48,17 @@ def _report_failure(callback, future):
 
 
 def _forwarding_class(base):
-    """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback.
-
-    joblib 1.4 renamed the backend's ``apply_async`` to ``submit``; the
-    subclass wraps whichever one ``base`` has (joblib >= 1.3 is supported).
-    """
+    """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback."""
     if base not in _subclasses:
-        name = "submit" if hasattr(base, "submit") else "apply_async"
-        dispatch = getattr(base, name)
+        dispatch = base.submit
 
-        def forwarding(self, func, callback=None):
+        def submit(self, func, callback=None):
             future = dispatch(self, func, callback=callback)
             if callback is not None:
                 future.add_done_callback(partial(_report_failure, callback))
             return future
 
-        _subclasses[base] = type("DaskBackendRaisingFailures", (base,), {name: forwarding})
+        _subclasses[base] = type("DaskBackendRaisingFailures", (base,), {"submit": submit})
     return _subclasses[base]
 
 
@@ -85,7 +81,9 @@ def _failures_raise():
     dask_module = sys.modules.get("joblib._dask")  # imported by joblib once the "dask" backend is chosen
     base = getattr(dask_module, "DaskDistributedBackend", None)
     backend = get_active_backend()[0] if base is not None else None
-    copy = _forwarding_copy(backend, base) if base is not None and type(backend) is base else None
+    # joblib < 1.4 has no retrieval callback (and raises such failures itself): its backend is left alone
+    needed = base is not None and type(backend) is base and getattr(base, "supports_retrieve_callback", False)
+    copy = _forwarding_copy(backend, base) if needed else None
     if copy is None:
         yield
         return
