@@ -30,12 +30,10 @@ are.  ``tests/test_faults.py`` kills a worker with ``allowed-failures=0``.
 
 import sys
 from contextlib import contextmanager
-from functools import partial
+from functools import cache, partial
 
 import joblib
 from joblib.parallel import get_active_backend
-
-_subclasses = {}
 
 
 def _report_failure(callback, future):
@@ -47,19 +45,18 @@ def _report_failure(callback, future):
         callback(error)
 
 
+@cache
 def _forwarding_class(base):
     """The subclass of joblib's Dask backend ``base`` whose failed tasks reach their callback."""
-    if base not in _subclasses:
-        dispatch = base.submit
+    dispatch = base.submit
 
-        def submit(self, func, callback=None):
-            future = dispatch(self, func, callback=callback)
-            if callback is not None:
-                future.add_done_callback(partial(_report_failure, callback))
-            return future
+    def submit(self, func, callback=None):
+        future = dispatch(self, func, callback=callback)
+        if callback is not None:
+            future.add_done_callback(partial(_report_failure, callback))
+        return future
 
-        _subclasses[base] = type("DaskBackendRaisingFailures", (base,), {"submit": submit})
-    return _subclasses[base]
+    return type("DaskBackendRaisingFailures", (base,), {"submit": submit})
 
 
 def _forwarding_copy(backend, base):
