@@ -4,14 +4,15 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import load_iris, load_wine, make_classification
-from sklearn.model_selection import cross_val_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.utils import check_random_state
 
 from forestzoo._engine.rng import draw_seeds
 from forestzoo.datasets import load_dataset
 from forestzoo.ensemble import RandomForestClassifier
 from forestzoo.ensemble._forest import bootstrap_counts
-from forestzoo.rvfl import RVFLClassifier, RVFLForestClassifier
+from forestzoo.rvfl import RVFLClassifier, RVFLClassifierCV, RVFLForestClassifier
+from forestzoo.rvfl._cv import _fold_outputs
 from forestzoo.rvfl._forest import top_classes
 from forestzoo.rvfl._rvfl import ACTIVATIONS, fit_rvfl, rvfl_scores
 
@@ -156,3 +157,152 @@ def test_rfl_is_competitive_with_random_forest_on_digits_like_data():
     rfl = cross_val_score(RVFLForestClassifier(n_estimators=15, random_state=0), X, y, cv=3).mean()
     rf = cross_val_score(RandomForestClassifier(n_estimators=30, random_state=0), X, y, cv=3).mean()
     assert rfl > rf - 0.05 and rfl > 0.5
+
+
+# -- RVFLClassifierCV -------------------------------------------------------
+
+
+def _naive_search_scores(X, y, w, n_hiddens, activations, scales, Cs, direct_link, random_state, n_folds=3):
+    """Every configuration fitted on its own (augmented least squares), with the search's random numbers.
+
+    Returns the validation accuracies (folds, configurations) and, per fold, the validation output scores of
+    every configuration in grid order.
+    """
+    classes, codes = np.unique(y, return_inverse=True)
+    seeds = draw_seeds(check_random_state(random_state), n_folds)
+    rows, fold_outputs = [], []
+    for f, (tr, te) in enumerate(StratifiedKFold(n_folds).split(X, y)):
+        outputs = []
+        tr = tr[w[tr] > 0]
+        rng = np.random.default_rng(int(seeds[f]))
+        U = rng.uniform(-1, 1, (X.shape[1], max(n_hiddens)))
+        u = rng.uniform(0, 1, max(n_hiddens))
+        mean = np.average(X[tr], axis=0, weights=w[tr])
+        std = np.sqrt(np.average((X[tr] - mean) ** 2, axis=0, weights=w[tr]))
+        scores = []
+        for act in activations:
+            for S in scales:
+                for N in n_hiddens:
+                    def design(Z):
+                        H = ACTIVATIONS[act](Z @ (S * U[:, :N]) + S * u[:N])
+                        return np.hstack(([Z] if direct_link else []) + [H, np.ones((Z.shape[0], 1))])
+                    D, Dt = design((X[tr] - mean) / std), design((X[te] - mean) / std)
+                    sq = np.sqrt(w[tr])[:, None]
+                    Y = np.eye(classes.size)[codes[tr]]
+                    for C in Cs:
+                        lam = 0.5 ** C
+                        A = np.vstack([D * sq, np.sqrt(lam) * np.eye(D.shape[1])])
+                        B = np.vstack([Y * sq, np.zeros((D.shape[1], Y.shape[1]))])
+                        out = Dt @ np.linalg.lstsq(A, B, rcond=None)[0]
+                        outputs.append(out)
+                        pred = np.argmax(out, axis=1)
+                        scores.append(np.sum(w[te] * (pred == codes[te])) / np.sum(w[te]))
+        rows.append(scores)
+        fold_outputs.append(outputs)
+    return np.array(rows), fold_outputs
+
+
+@pytest.mark.parametrize("direct_link", [True, False])
+def test_search_scores_every_configuration_as_a_separate_fit_would(direct_link):
+    # iris: 100 training rows per fold, so N = 150 takes the dual (kernel) path and N = 5, 40 the primal one
+    X, y = load_iris(return_X_y=True)
+    w = np.random.default_rng(1).uniform(0.2, 2.0, y.size)
+    w[::17] = 0.0  # zero-weight rows leave the ridge fits and the validation accuracy
+    grids = dict(n_hiddens=(40, 5, 150), activations=("sine", "radbas"), scales=(0.5,), Cs=(-3.0, 0.0, 6.0))
+    search = RVFLClassifierCV(**grids, direct_link=direct_link, random_state=3).fit(X, y, sample_weight=w)
+    naive, naive_outputs = _naive_search_scores(X, y, w, **grids, direct_link=direct_link, random_state=3)
+    for f in range(3):
+        assert_allclose(search.cv_results_[f"split{f}_test_score"], naive[f], atol=1e-12)
+    # the output scores themselves, not only their argmax: the eigen / kernel shortcuts are exact
+    seeds = draw_seeds(check_random_state(3), 3)
+    classes, codes = np.unique(y, return_inverse=True)
+    tr, te = next(iter(StratifiedKFold(3).split(X, y)))
+    sizes = (len(grids["scales"]), len(grids["n_hiddens"]), len(grids["Cs"]))
+    n_checked = 0
+    for (a, s, j), scores in _fold_outputs(X, codes, w, tr, te, 3, grids["n_hiddens"], grids["activations"],
+                                           grids["scales"], grids["Cs"], direct_link, int(seeds[0])):
+        for c in range(sizes[2]):
+            k = np.ravel_multi_index((a, s, j, c), (len(grids["activations"]),) + sizes)
+            assert_allclose(scores[c], naive_outputs[0][k], rtol=1e-7, atol=1e-9)
+            n_checked += 1
+    assert n_checked == naive.shape[1]
+    mean = naive.mean(axis=0)
+    assert search.best_score_ == pytest.approx(mean.max())
+    best = int(np.argmax(search.cv_results_["mean_test_score"]))
+    assert search.best_params_ == {
+        "n_hidden": search.cv_results_["param_n_hidden"][best], "activation": search.cv_results_["param_activation"][best],
+        "scale": search.cv_results_["param_scale"][best], "C": search.cv_results_["param_C"][best]}
+    assert search.cv_results_["rank_test_score"][best] == 1
+    # the grid order of cv_results_: activations, scales, n_hiddens, Cs (Cs fastest)
+    assert list(search.cv_results_["param_C"][:3]) == [-3.0, 0.0, 6.0]
+    assert list(search.cv_results_["param_n_hidden"][:9:3]) == [40, 5, 150]
+    assert list(search.cv_results_["param_activation"][::9]) == ["sine", "radbas"]
+
+
+def test_search_refits_the_best_configuration_on_all_data():
+    X, y = load_wine(return_X_y=True)
+    search = RVFLClassifierCV(n_hiddens=(10, 60), scales=(0.5, 1.0), random_state=0).fit(X, y)
+    est = search.best_estimator_
+    assert {k: est.get_params()[k] for k in search.best_params_} == search.best_params_
+    assert_array_equal(search.predict(X), est.predict(X))
+    assert_allclose(search.predict_proba(X), est.predict_proba(X))
+    assert_allclose(search.decision_function(X), est.decision_function(X))
+    assert_array_equal(search.classes_, np.unique(y))
+
+
+def test_search_does_not_depend_on_n_jobs():
+    X, y = load_wine(return_X_y=True)
+    kw = dict(n_hiddens=(10, 60), scales=(0.5, 1.0), Cs=(0.0, 5.0), random_state=4)
+    a = RVFLClassifierCV(**kw, n_jobs=1).fit(X, y)
+    b = RVFLClassifierCV(**kw, n_jobs=2).fit(X, y)
+    assert_array_equal(a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"])
+    assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"n_hiddens": ()}, "n_hiddens is empty"),
+    ({"n_hiddens": (0, 5)}, "integers >= 1"),
+    ({"activations": ("sine", "gelu")}, "Unknown activations"),
+    ({"scales": (1.0, -2.0)}, "finite and > 0"),
+    ({"Cs": (0.0, np.inf)}, "Cs must be finite"),
+])
+def test_search_rejects_bad_grids(params, match):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=match):
+        RVFLClassifierCV(**params).fit(X, y)
+
+
+def test_search_beats_a_poor_configuration():
+    # concentric circles: 3 narrow tribas units under a heavy penalty are near-linear, the grid holds 63 units
+    from sklearn.datasets import make_circles
+    from sklearn.model_selection import train_test_split
+
+    X, y = make_circles(600, factor=0.5, noise=0.1, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    poor = RVFLClassifier(n_hidden=3, activation="tribas", scale=2.0 ** -1.5, C=-5.0, random_state=0)
+    tuned = RVFLClassifierCV(n_hiddens=(3, 63), activations=("tribas",), random_state=0).fit(Xtr, ytr)
+    assert tuned.best_params_["n_hidden"] == 63
+    assert tuned.score(Xte, yte) > 0.9 > 0.7 > poor.fit(Xtr, ytr).score(Xte, yte)
+
+
+def test_forest_with_a_one_point_grid_equals_the_untuned_forest():
+    X, y = load_wine(return_X_y=True)
+    one = RVFLClassifierCV(n_hiddens=(30,), activations=("sine",), scales=(0.5,), Cs=(2.0,))
+    tuned = RVFLForestClassifier(n_estimators=5, tune_rvfl=one, random_state=0).fit(X, y)
+    plain = RVFLForestClassifier(n_estimators=5, n_hidden=30, activation="sine", scale=0.5, rvfl_C=2.0,
+                                 random_state=0).fit(X, y)
+    assert tuned.rvfl_params_ == {"n_hidden": 30, "activation": "sine", "scale": 0.5, "C": 2.0}
+    assert plain.rvfl_params_ == tuned.rvfl_params_ and plain.rvfl_cv_ is None
+    assert_array_equal(tuned.predict_proba(X), plain.predict_proba(X))
+    assert one.get_params()["random_state"] is None  # the forest tunes a clone
+
+
+def test_forest_tune_rvfl_true_uses_the_searched_parameters():
+    X, y = load_wine(return_X_y=True)
+    forest = RVFLForestClassifier(n_estimators=3, tune_rvfl=True, random_state=0).fit(X, y)
+    assert isinstance(forest.rvfl_cv_, RVFLClassifierCV)
+    assert forest.rvfl_params_ == forest.rvfl_cv_.best_params_
+    assert len(forest.rvfl_cv_.cv_results_["mean_test_score"]) == 11 * 3 * 7 * 20  # the lecture's grid
+    W = forest.bags_[0][0][2]
+    assert W.shape[1] == forest.rvfl_params_["n_hidden"]
+    assert np.all(np.abs(W) <= forest.rvfl_params_["scale"])

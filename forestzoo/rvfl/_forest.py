@@ -26,7 +26,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import delayed
-from sklearn.base import ClassifierMixin
+from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
@@ -41,6 +41,7 @@ from ..oblique._ova import one_vs_all_plan
 from ..oblique._planned import PlannedNodeModel
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator, min_counts
+from ._cv import RVFLClassifierCV
 from ._rvfl import ACTIVATIONS, _reject_nan, fit_rvfl, rvfl_scores
 
 __all__ = ["RVFLForestClassifier", "top_classes"]
@@ -85,6 +86,15 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         RVFL random weights in ``[-scale, scale]``, biases in ``[0, scale]``.
     rvfl_C : float, default=0.0
         RVFL ridge penalty ``lambda = (1/2)**rvfl_C``.
+    tune_rvfl : bool or RVFLClassifierCV, default=False
+        Choose the RVFL's ``n_hidden``, ``activation``, ``scale`` and
+        ``rvfl_C`` by cross-validation on the training data before the bags
+        are drawn, as the lecture tunes them per dataset: ``True`` searches
+        the lecture's grid (:class:`RVFLClassifierCV` with 3 folds), an
+        (unfitted) :class:`RVFLClassifierCV` searches its own grids (its
+        ``random_state`` is replaced by one drawn from the forest's).  The
+        four parameters above are then ignored; ``rvfl_params_`` holds the
+        ones used.
     C, delta, threshold
         Oblique trees' node models, as in
         :class:`forestzoo.oblique.OneVsAllObliqueForestClassifier`.
@@ -107,6 +117,10 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
 
     Attributes
     ----------
+    rvfl_params_ : dict
+        ``{"n_hidden", "activation", "scale", "C"}`` of every bag's RVFL.
+    rvfl_cv_ : RVFLClassifierCV or None
+        The fitted search when ``tune_rvfl`` is set.
     bags_ : list of (rvfl_model, trees)
         Per bag, the RVFL (see :func:`fit_rvfl`) and its ``K`` trees
         (:class:`forestzoo._engine.tree.Tree`, or None for an empty partition).
@@ -115,6 +129,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
     See Also
     --------
     RVFLClassifier : the RVFL network alone.
+    RVFLClassifierCV : the RVFL's hyper-parameter search.
     forestzoo.RandomForestClassifier : RF, the baseline of RFL.
 
     References
@@ -147,6 +162,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         "activation": [StrOptions(set(ACTIVATIONS))],
         "scale": [Interval(Real, 0.0, None, closed="neither")],
         "rvfl_C": [Interval(Real, None, None, closed="neither")],
+        "tune_rvfl": ["boolean", RVFLClassifierCV],
         "C": [Interval(Real, 0.0, None, closed="neither")],
         "delta": [Interval(Real, 0.0, None, closed="neither")],
         "threshold": [StrOptions(set(THRESHOLDS))],
@@ -163,9 +179,9 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
     }
 
     def __init__(self, n_estimators=100, *, tree="axis", node_model="mpsvm", n_hidden=100, activation="relu",
-                 scale=1.0, rvfl_C=0.0, C=1.0, delta=0.01, threshold="hyperplane", criterion="gini",
-                 splitter="hist", max_depth=None, min_samples_split=2, min_samples_leaf=1, max_features="sqrt",
-                 max_bins=255, voting="hard", n_jobs=None, random_state=None):
+                 scale=1.0, rvfl_C=0.0, tune_rvfl=False, C=1.0, delta=0.01, threshold="hyperplane",
+                 criterion="gini", splitter="hist", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 max_features="sqrt", max_bins=255, voting="hard", n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.tree = tree
         self.node_model = node_model
@@ -173,6 +189,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         self.activation = activation
         self.scale = scale
         self.rvfl_C = rvfl_C
+        self.tune_rvfl = tune_rvfl
         self.C = C
         self.delta = delta
         self.threshold = threshold
@@ -192,7 +209,18 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         _reject_nan(X, type(self).__name__)
         yk, yr, n_classes, classes = self._encode_target(y)
         n_samples = X.shape[0]
-        seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
+        rs = check_random_state(self.random_state)
+        seeds = draw_seeds(rs, self.n_estimators)
+        search = None
+        if isinstance(self.tune_rvfl, RVFLClassifierCV) or self.tune_rvfl:
+            given = isinstance(self.tune_rvfl, RVFLClassifierCV)
+            search = clone(self.tune_rvfl) if given else RVFLClassifierCV(n_jobs=self.n_jobs)
+            # drawn after the bags' seeds, so that an untuned forest is unchanged by this option
+            search.set_params(random_state=int(draw_seeds(rs, 1)[0] & 0x7FFFFFFF))
+            search.fit(X, y, sample_weight)
+            rvfl = dict(search.best_params_)
+        else:
+            rvfl = {"n_hidden": self.n_hidden, "activation": self.activation, "scale": self.scale, "C": self.rvfl_C}
         data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
         mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
         targets = np.eye(n_classes)[yk]
@@ -204,7 +232,8 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
             w = sample_weight * bootstrap_counts(seed, n_samples, n_samples)
             if not w.sum() > 0:  # the draw holds only rows of weight 0: the bag takes every weighted row,
                 w = sample_weight  # as the engine's forests do (ensemble/_forest.py)
-            model = fit_rvfl(X, targets, w, self.n_hidden, self.activation, self.scale, self.rvfl_C, True, rng)
+            model = fit_rvfl(X, targets, w, rvfl["n_hidden"], rvfl["activation"], rvfl["scale"], rvfl["C"], True,
+                             rng)
             rows = np.flatnonzero(w > 0)
             top = top_classes(rvfl_scores(model, X[rows]))  # (c): the two classes of highest score
             tree_seeds = rng.integers(0, 2**31 - 1, n_classes)
@@ -232,6 +261,8 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         self.classes_ = classes
         self.n_classes_ = int(n_classes)
         self.bags_ = bags
+        self.rvfl_params_ = rvfl
+        self.rvfl_cv_ = search
         return self
 
     def _bag_votes(self, bag, X):

@@ -7,7 +7,10 @@ baseline of obRFL: obRaF(M) with the same axis-parallel kernel as obRFL); RVFL:
 the network alone.
 
 Suite ``lecture-rvfl``: RF (RaF), RFL, obRF, obRFL and RVFL on the multi-class
-datasets of the lecture's table available offline, 10 x 3-fold CV.
+datasets of the lecture's table available offline, 10 x 3-fold CV.  The
+``-tuned`` variants choose the RVFL's configuration by an inner 3-fold CV
+over the lecture's grid (:class:`forestzoo.rvfl.RVFLClassifierCV`), as the
+lecture does; run them with ``--models``.
 """
 
 from ...datasets._registry import REGISTRY
@@ -49,6 +52,32 @@ def _rvfl(n_estimators, n_jobs, random_state):
     from forestzoo.rvfl import RVFLClassifier
 
     return RVFLClassifier(random_state=random_state)
+
+
+@register_model("RVFL-tuned", "RVFL whose hidden units, activation, scale and ridge penalty are chosen by 3-fold CV "
+                "on the training data over the lecture's grid (n_estimators is ignored)", family="rvfl",
+                reference="Katuwal, Suganthan & Zhang 2018", quick=False)
+def _rvfl_tuned(n_estimators, n_jobs, random_state):
+    from forestzoo.rvfl import RVFLClassifierCV
+
+    return RVFLClassifierCV(n_jobs=n_jobs, random_state=random_state)
+
+
+@register_model("RFL-tuned", "RFL whose RVFLs take the configuration of RVFL-tuned's search (n_estimators = bags)",
+                family="rvfl", reference="Katuwal, Suganthan & Zhang 2018", quick=False)
+def _rfl_tuned(n_estimators, n_jobs, random_state):
+    from forestzoo.rvfl import RVFLForestClassifier
+
+    return RVFLForestClassifier(n_estimators=n_estimators, tune_rvfl=True, n_jobs=n_jobs, random_state=random_state)
+
+
+@register_model("obRFL-tuned", "obRFL whose RVFLs take the configuration of RVFL-tuned's search "
+                "(n_estimators = bags)", family="rvfl", reference="Katuwal, Suganthan & Zhang 2018", quick=False)
+def _obrfl_tuned(n_estimators, n_jobs, random_state):
+    from forestzoo.rvfl import RVFLForestClassifier
+
+    return RVFLForestClassifier(n_estimators=n_estimators, tree="oblique", tune_rvfl=True, n_jobs=n_jobs,
+                                random_state=random_state)
 
 
 #: The lecture datasets with more than two classes (the RVFL hybrids are multi-class methods).
