@@ -24,6 +24,10 @@ against RaF / RF (win-tie-lose, sign test, Wilcoxon)::
 
     python benchmarks/bench_obraf.py --summarize docs/results/lecture-rvfl/results.csv
 
+Several results files are pooled (same splits); ``--models A,B,...`` keeps a subset, and a
+``-tuned`` model is compared with the lecture's figure for its plain name (the lecture tunes
+its RVFLs).
+
 Timings are noisy on a shared machine: compare the ratios of one run, not absolute seconds
 across runs.
 """
@@ -169,7 +173,8 @@ def _lecture_ranks(tables_dir, models):
             continue
         with open(path, newline="") as fh:
             rows = {r["method"]: r for r in csv.DictReader(fh)}
-        names = {m: "RF" if m == "RaF" and "RF" in rows else m for m in models}
+        # the lecture's RVFLs are tuned, so a "-tuned" model is looked up under the lecture's plain name
+        names = {m: "RF" if m == "RaF" and "RF" in rows else m.removesuffix("-tuned") for m in models}
         if all(names[m] in rows for m in models):
             def get(m, col):
                 v = rows[names[m]].get(col) if col else None
@@ -178,7 +183,7 @@ def _lecture_ranks(tables_dir, models):
     return {m: (None, None) for m in models}
 
 
-def summarize(paths, tables_dir):
+def summarize(paths, tables_dir, keep=None):
     import pandas as pd
 
     from forestzoo import stats
@@ -187,6 +192,9 @@ def summarize(paths, tables_dir):
     path = ", ".join(paths)
     res = pd.concat([pd.read_csv(p) for p in paths])
     res = res[res["status"] == "ok"]
+    if keep:  # only these models, in this order
+        res = res[res["model"].isin(keep)]
+        res = res.assign(order=res["model"].map(keep.index)).sort_values("order", kind="stable")
     # percent per fold, then the mean (as the bench report); rounding makes float-noise differences ties
     acc = res.assign(pct=100 * res["accuracy"]).groupby(["dataset", "model"])["pct"].mean().unstack().dropna()
     acc = acc.round(9)
@@ -196,8 +204,9 @@ def summarize(paths, tables_dir):
     lecture = _lecture_ranks(tables_dir, models)
     big = [d for d in acc.index if REGISTRY[d].n_samples > 500]
     subsets = [("all", acc), ("N > 500", acc.loc[big])]
-    if "RVFL" in models:  # the lecture's N > 500 table ranks the four forests only
-        subsets.append(("N > 500, forests only", acc.loc[big, [m for m in models if m != "RVFL"]]))
+    rvfl = [m for m in models if m in ("RVFL", "RVFL-tuned")]
+    if rvfl:  # the lecture's N > 500 table ranks the four forests only
+        subsets.append(("N > 500, forests only", acc.loc[big, [m for m in models if m not in rvfl]]))
     print(f"{path}: {acc.shape[0]} datasets ({len(big)} with N > 500), {folds} test folds per dataset and model")
     for label, table in subsets:
         ranks = stats.average_ranks(table.to_numpy())
@@ -209,8 +218,10 @@ def summarize(paths, tables_dir):
             print(f"| {m} | {r:.2f} | {'-' if l is None else f'{l:.2f}'} |")
     base = "RaF"
     pairs = [(m, base) for m in models if m != base]
-    pairs += [(a, b) for a, b in (("obRFL", "obRF"), ("obRFL", "RFL"), ("obRaF(H)", "obRaF(L)"),
-                                  ("obRaF(H)", "obRaF(M)")) if a in models and b in models]
+    pairs += [(a, b) for a, b in (("obRFL", "obRF"), ("obRFL", "RFL"), ("obRFL-tuned", "obRF"),
+                                  ("obRFL-tuned", "RFL-tuned"), ("obRaF(H)", "obRaF(L)"), ("obRaF(H)", "obRaF(M)"))
+              if a in models and b in models]
+    pairs += [(m, m.removesuffix("-tuned")) for m in models if m.endswith("-tuned") and m[:-6] in models]
     print("\n| pair (datasets) | W / T / L | sign test (rule N/2 + 1.96 sqrt(N)/2; exact p) | Wilcoxon p |"
           "\n| --- | ---: | ---: | ---: |")
     for label, table in subsets[:2]:
@@ -231,9 +242,11 @@ def main():
     parser.add_argument("--summarize", metavar="RESULTS_CSV", nargs="+", default=None,
                         help="results.csv of one run, or of several runs of the same suite on disjoint datasets")
     parser.add_argument("--paper-tables", default="/work/shared/paper_tables")
+    parser.add_argument("--models", default=None,
+                        help="with --summarize: a comma-separated subset of the models, in table order")
     args = parser.parse_args()
     if args.summarize:
-        summarize(args.summarize, args.paper_tables)
+        summarize(args.summarize, args.paper_tables, args.models.split(",") if args.models else None)
         return
     profile(args.profile_trees)
     if not args.profile_only:

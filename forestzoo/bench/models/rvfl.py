@@ -92,5 +92,6 @@ register_suite(Suite(
     protocol="cv", folds=3, repeats=10, n_estimators=100,
     notes="The lecture reports average ranks over 65 multi-class UCI datasets (RF 2.79, RFL 2.66, obRF 3.12, "
           "obRFL 2.79, RVFL 3.62; N > 500: RF 2.55, RFL 2.09, obRF 3.01, obRFL 2.33) with 500 trees and "
-          "tuned RVFLs (shared/paper_tables/lecture_rvfl_forest_ranks.csv); here the RVFL is untuned.",
+          "tuned RVFLs (shared/paper_tables/lecture_rvfl_forest_ranks.csv); RVFL, RFL and obRFL here are untuned, "
+          "RVFL-tuned, RFL-tuned and obRFL-tuned search the lecture's grid (add them with --models).",
 ))
