@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.datasets import load_digits, make_blobs, make_regression
+from sklearn.datasets import load_digits, load_iris, make_blobs, make_regression
 
 from forestzoo.deep import CascadeForestClassifier, CascadeForestRegressor, GCForestClassifier
 from forestzoo.deep._level import KFoldEstimator, make_folds, mean_vector
@@ -291,3 +291,16 @@ def test_failed_gcforest_fit_leaves_model_intact():
 def test_mean_vector_averages_forests():
     v = np.array([[0.2, 0.8, 0.6, 0.4, 1.0, 0.0]])
     assert_allclose(mean_vector(v, 2), [[0.6, 0.4]])
+
+
+def test_fold_forests_keep_leaf_values_only():
+    # a cascade only predicts with its fold forests: their trees drop the internal nodes' value rows
+    from forestzoo._engine.tree import LeafValueTree
+
+    X, y = load_iris(return_X_y=True)
+    clf = CascadeForestClassifier(n_estimators=4, max_levels=2, random_state=0).fit(X, y)
+    trees = [e.tree_ for level in clf.levels_ for f in level.forests for fold in f.estimators_ for e in fold.estimators_]
+    assert trees and all(isinstance(t, LeafValueTree) for t in trees)
+    assert all(t.leaf_values.shape == (t.n_leaves, 3) for t in trees)
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)

@@ -5,7 +5,7 @@ from numpy.testing import assert_array_equal
 from sklearn.datasets import make_classification
 
 from forestzoo import ExtraTreesRegressor, RandomForestClassifier
-from forestzoo._engine.tree import COMPACT_DTYPE, NODE_DTYPE, Tree, apply_tree, compact_nodes
+from forestzoo._engine.tree import COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, Tree, apply_tree, compact_nodes
 
 
 def _full_apply(tree, X):
@@ -65,3 +65,45 @@ def test_compact_layout_serves_oblique_nodes_and_is_not_pickled():
     assert_array_equal(tree.apply(X), _full_apply(tree, X))
     assert "_compact" in tree.__dict__
     assert "_compact" not in pickle.loads(pickle.dumps(tree)).__dict__
+
+
+def _nan_data(n=2000, n_classes=5, seed=0):
+    X, y = make_classification(n, 12, n_informative=8, n_classes=n_classes, random_state=seed)
+    X[np.random.default_rng(seed).random(X.shape) < 0.05] = np.nan
+    return X.astype(np.float32), y
+
+
+def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values():
+    X, y = _nan_data()
+    for forest in (RandomForestClassifier(8, random_state=0).fit(X, y),
+                   ExtraTreesRegressor(8, random_state=0).fit(X, y + np.nan_to_num(X[:, 0]).clip(-3, 3))):
+        full = [e.tree_ for e in forest.estimators_]
+        before = forest.predict_proba(X) if hasattr(forest, "predict_proba") else forest.predict(X)
+        forest._keep_leaf_values_only()
+        after = forest.predict_proba(X) if hasattr(forest, "predict_proba") else forest.predict(X)
+        assert_array_equal(before, after)
+        for est, tree in zip(forest.estimators_, full):
+            slim = est.tree_
+            assert isinstance(slim, LeafValueTree) and slim.nodes is tree.nodes
+            assert slim.leaf_values.shape == (tree.n_leaves, tree.n_values)
+            assert_array_equal(slim.predict(X), tree.predict(X))
+            assert_array_equal(slim.apply(X), tree.apply(X))
+            # internal rows are the weighted means of their children: the grower's values up to rounding
+            np.testing.assert_allclose(slim.values, tree.values, rtol=1e-12, atol=1e-12)
+        forest._keep_leaf_values_only()  # a second call leaves converted trees alone
+        assert all(e.tree_.leaf_values.shape[0] == t.n_leaves for e, t in zip(forest.estimators_, full))
+
+
+def test_leaf_value_tree_pickles_and_saves(tmp_path):
+    import pickle
+
+    from forestzoo.io import load, save
+
+    X, y = _nan_data(n_classes=3)
+    forest = RandomForestClassifier(4, random_state=1).fit(X, y)._keep_leaf_values_only()
+    expected = forest.predict_proba(X)
+    assert_array_equal(pickle.loads(pickle.dumps(forest)).predict_proba(X), expected)
+    save(forest, tmp_path / "rf.fz")
+    loaded = load(tmp_path / "rf.fz")
+    assert isinstance(loaded.estimators_[0].tree_, LeafValueTree)
+    assert_array_equal(loaded.predict_proba(X), expected)

@@ -197,6 +197,40 @@ def accumulate_compact(X, cnodes, nodes, values, obl_ptr, obl_feature, obl_weigh
 
 
 @njit
+def accumulate_compact_leaves(X, cnodes, nodes, leaf_values, leaf_row, obl_ptr, obl_feature, obl_weight, leaves,
+                              out):
+    """:func:`accumulate_compact` for a :class:`LeafValueTree`: ``leaf_values[leaf_row[leaf(x)]]``."""
+    apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
+    n_values = leaf_values.shape[1]
+    for i in range(X.shape[0]):
+        r = leaf_row[leaves[i]]
+        for c in range(n_values):
+            out[i, c] += leaf_values[r, c]
+
+
+@njit
+def _internal_values(left, right, weight, values):
+    """Fill the rows of internal nodes from their children, leaves up (children follow their parents).
+
+    A node's value is the weighted mean of its children's: class proportions
+    and means are ratios of sums over the node's rows, and the children
+    partition those rows, so this gives the grower's own value up to rounding.
+    """
+    for k in range(left.shape[0] - 1, -1, -1):
+        a = left[k]
+        if a == TREE_LEAF:
+            continue
+        b = right[k]
+        wa, wb = weight[a], weight[b]
+        total = wa + wb
+        for c in range(values.shape[1]):
+            if total > 0:
+                values[k, c] = (wa * values[a, c] + wb * values[b, c]) / total
+            else:
+                values[k, c] = 0.5 * (values[a, c] + values[b, c])
+
+
+@njit
 def _oblique_side(X, i, j, missing_left, threshold, obl_ptr, obl_feature, obl_weight):
     """True when row ``i`` goes left at an oblique node (side-array row ``j``)."""
     s = 0.0
@@ -305,6 +339,11 @@ class Tree:
 
     # -- structure -----------------------------------------------------
     @property
+    def n_values(self):
+        """Columns of ``values``: classes, or 1 for regression."""
+        return int(self.values.shape[1])
+
+    @property
     def node_count(self):
         return int(self.nodes.shape[0])
 
@@ -388,3 +427,52 @@ class Tree:
             if total > 0:
                 imp /= total
         return imp
+
+
+class LeafValueTree(Tree):
+    """A :class:`Tree` that stores value rows for its leaves only.
+
+    Prediction reads only the leaves' values, and a fully grown binary tree
+    has as many internal nodes as leaves (minus one), so half of the value
+    rows, the largest part of a many-class tree (26 float64 classes: 208 of
+    a node's 288 bytes), are never read.  This tree keeps ``leaf_values``
+    (one row per leaf) and ``leaf_row`` (a leaf's row in it, -1 for internal
+    nodes); predictions are bit-identical to the full tree's.  ``values``
+    is still available, rebuilt on each access from the leaves and the
+    nodes' weights (the grower's values up to rounding), so inspection code
+    works unchanged.  Only trees whose values are the grower's own may be
+    converted (not edited trees, whose internal values need not be the
+    children's weighted mean).
+
+    Parameters
+    ----------
+    tree : Tree
+        The full tree to convert (its arrays are shared, not copied, except
+        the leaves' value rows).
+    """
+
+    def __init__(self, tree):  # not Tree.__init__: it assigns ``values``, a read-only property here
+        leaf = tree.nodes["left"] == TREE_LEAF
+        self.nodes = tree.nodes
+        self.n_features = tree.n_features
+        self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
+        self.leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
+        self.leaf_row[leaf] = np.arange(int(leaf.sum()), dtype=np.int32)
+        self.leaf_values = np.ascontiguousarray(tree.values[leaf])
+
+    @property
+    def n_values(self):
+        return int(self.leaf_values.shape[1])
+
+    @property
+    def values(self):
+        """``(n_nodes, n_values)``, rebuilt from the leaves on every access (not stored)."""
+        leaf = self.leaf_row >= 0
+        out = np.zeros((self.node_count, self.n_values))
+        out[leaf] = self.leaf_values[self.leaf_row[leaf]]
+        _internal_values(self.nodes["left"], self.nodes["right"], self.nodes["weighted_n_samples"], out)
+        return out
+
+    def predict(self, X):
+        """``values`` of the leaf each row reaches, shape (n_samples, n_values)."""
+        return self.leaf_values[self.leaf_row[self.apply(X)]]

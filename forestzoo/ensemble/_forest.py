@@ -20,7 +20,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
-from .._engine.tree import accumulate_compact, apply_compact
+from .._engine.tree import LeafValueTree, Tree, accumulate_compact, accumulate_compact_leaves, apply_compact
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
@@ -153,6 +153,18 @@ class BaseForest(EngineEstimator):
             est.n_classes_ = self.n_classes_
         return est
 
+    def _keep_leaf_values_only(self):
+        """Store every tree as a :class:`LeafValueTree`: same predictions, about half the value rows.
+
+        For forests that are only ever predicted with, e.g. the fold forests of
+        a cascade (forestzoo.deep).  Internal nodes' ``values`` stay readable
+        (rebuilt on access).
+        """
+        for est in self.estimators_:
+            if type(est.tree_) is Tree:
+                est.tree_ = LeafValueTree(est.tree_)
+        return self
+
     # -- prediction ---------------------------------------------------------
     def _mean_values(self, X, trees=None):
         """Average over trees of the leaf values.
@@ -163,7 +175,7 @@ class BaseForest(EngineEstimator):
         so predictions are bit-identical across ``n_jobs``.
         """
         trees = [e.tree_ for e in self.estimators_] if trees is None else trees
-        n_values = trees[0].values.shape[1]
+        n_values = trees[0].n_values
         out = np.zeros((X.shape[0], n_values), dtype=np.float64)
         n_blocks = max(1, min(effective_n_jobs(self.n_jobs), X.shape[0] // 4096))
         bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(np.intp)
@@ -174,7 +186,12 @@ class BaseForest(EngineEstimator):
             block = out[a:b]  # a view: each thread writes its own rows
             leaves = np.empty(b - a, dtype=np.intp)
             for t, c in zip(trees, compact):
-                accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight, leaves, block)
+                if isinstance(t, LeafValueTree):
+                    accumulate_compact_leaves(X[a:b], c, t.nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
+                                              t.obl_feature, t.obl_weight, leaves, block)
+                else:
+                    accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight,
+                                       leaves, block)
 
         Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
