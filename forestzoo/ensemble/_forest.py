@@ -124,7 +124,7 @@ class BaseForest(EngineEstimator):
             return grow(
                 data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
                 mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                sdt_params=sdt,
+                sdt_params=sdt, ccp_alpha=getattr(self, "ccp_alpha", 0.0),
             )
 
         trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(

@@ -1,5 +1,9 @@
 """Random Forest (Breiman 2001) and Extra Trees (Geurts et al. 2006)."""
 
+from numbers import Real
+
+from sklearn.utils._param_validation import Interval
+
 from ._forest import ForestClassifier, ForestRegressor
 
 _COMMON_DOC = """
@@ -21,6 +25,10 @@ _COMMON_DOC = """
     min_samples_leaf : int or float, default=1
     min_weight_fraction_leaf : float in [0, 0.5], default=0.0
     min_impurity_decrease : float, default=0.0
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning of every grown tree (Breiman et al.
+        1984): the subtree of least ``R(T) + ccp_alpha * |leaves|`` is kept
+        (as in scikit-learn; 0 prunes nothing).
     max_features : {{"sqrt", "log2"}}, int, float or None, default={max_features}
         Features drawn at every node; constant features do not count.
     max_leaf_nodes : int or None, default=None
@@ -82,8 +90,12 @@ _REG_ATTRS = """
 
 
 class RandomForestClassifier(ForestClassifier):
+    _parameter_constraints = {**ForestClassifier._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
+                                                                                                 closed="left")]}
+
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="hist", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
                  sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -95,6 +107,7 @@ class RandomForestClassifier(ForestClassifier):
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -114,14 +127,16 @@ class RandomForestClassifier(ForestClassifier):
 
 class ExtraTreesClassifier(RandomForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features="sqrt",
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
                  sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
@@ -130,8 +145,12 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
 
 class RandomForestRegressor(ForestRegressor):
+    _parameter_constraints = {**ForestRegressor._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
+                                                                                               closed="left")]}
+
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="hist", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
                  sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -143,6 +162,7 @@ class RandomForestRegressor(ForestRegressor):
         self.min_samples_leaf = min_samples_leaf
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
+        self.ccp_alpha = ccp_alpha
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -161,14 +181,16 @@ class RandomForestRegressor(ForestRegressor):
 
 class ExtraTreesRegressor(RandomForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="random", max_depth=None,
-                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=1.0,
+                 min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
+                 max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
                  sdt_min_features_fraction=0.005, sdt_n0=20):
         super().__init__(
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
-            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease, max_features=max_features,
+            min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
+            ccp_alpha=ccp_alpha, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha, sdt_min_features_fraction=sdt_min_features_fraction,

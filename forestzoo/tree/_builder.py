@@ -16,6 +16,7 @@ from .._engine.grower import (
     COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grow_tree,
 )
 from .._engine.node_model import registered
+from .._engine.prune import prune_tree
 from .._engine.rng import make_state
 from .._engine.splitters import HIST, SPLITTERS
 from .._engine.tree import NODE_DTYPE, Tree
@@ -107,7 +108,7 @@ SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
          min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
          min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS, workspace=None,
-         return_leaves=False, hist_threads=1):
+         return_leaves=False, hist_threads=1, ccp_alpha=0.0):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
@@ -124,8 +125,11 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     ``return_leaves``, returns ``(tree, leaves)``: the leaf each row ends in
     (-1 for rows of weight 0).  ``hist_threads`` threads build the
     histograms of large nodes (hist splitter, every feature evaluated); the
-    tree is the same for any value.
+    tree is the same for any value.  ``ccp_alpha > 0`` prunes the grown tree
+    (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
     """
+    if ccp_alpha > 0 and return_leaves:
+        raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
     crit = CRITERIA[criterion]
     weights = weights.astype(np.float64, copy=False)
     # unsigned: numba then skips the negative-index test on every gather X[f, idx[p]]
@@ -163,6 +167,8 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
         with registered(node_model) as handle:
             table, values = run(handle)
         tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
+    if ccp_alpha > 0:
+        tree = prune_tree(tree, ccp_alpha)
     tree.n_split_evaluations = int(n_evals[0])
     tree.compact  # the prediction layout, derived here on the fitting thread rather than at the first predict
     if return_leaves:

@@ -3,13 +3,14 @@
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context
-from sklearn.utils import check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone
+from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.binning import MAX_BINS
+from .._engine.prune import cost_complexity_path
 from .._engine.splitters import SPLITTERS
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ._builder import SDT_DEFAULTS, grow, prepare_data, resolve_max_features
@@ -105,11 +106,11 @@ class EngineEstimator(BaseEstimator):
 class BaseDecisionTree(EngineEstimator):
     """Common fit/predict of the single trees; not for direct use."""
 
-    _parameter_constraints = dict(TREE_PARAMETER_CONSTRAINTS)
+    _parameter_constraints = {**TREE_PARAMETER_CONSTRAINTS, "ccp_alpha": [Interval(Real, 0.0, None, closed="left")]}
 
     def __init__(self, *, criterion, splitter, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state,
-                 sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
+                 sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -125,6 +126,7 @@ class BaseDecisionTree(EngineEstimator):
         self.sdt_alpha = sdt_alpha
         self.sdt_min_features_fraction = sdt_min_features_fraction
         self.sdt_n0 = sdt_n0
+        self.ccp_alpha = ccp_alpha
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
@@ -138,7 +140,7 @@ class BaseDecisionTree(EngineEstimator):
         self.tree_ = grow(
             data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
             self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
-            self.min_weight_fraction_leaf, sdt_params=tuple(sdt_values(self).values()),
+            self.min_weight_fraction_leaf, sdt_params=tuple(sdt_values(self).values()), ccp_alpha=self.ccp_alpha,
         )
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self.n_outputs_ = 1
@@ -150,6 +152,25 @@ class BaseDecisionTree(EngineEstimator):
     def _raw_predict(self, X):
         X = check_predict_data(self, X)
         return self.tree_.predict(X)
+
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The minimal cost-complexity pruning path of the tree grown on ``(X, y)``.
+
+        The tree is grown with these parameters and ``ccp_alpha=0``; this
+        estimator is not changed.
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas``: the effective alpha of every pruning step, 0 for the
+            unpruned tree first; ``impurities``: the total impurity of the
+            leaves of the subtree at each step (weighted, relative to the root's
+            weight).  ``ccp_alpha`` between ``ccp_alphas[i]`` and
+            ``ccp_alphas[i + 1]`` gives the subtree of step ``i``.
+        """
+        grown = clone(self).set_params(ccp_alpha=0.0).fit(X, y, sample_weight)
+        alphas, impurities = cost_complexity_path(grown.tree_)
+        return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     def apply(self, X):
         """Index of the leaf each sample ends in, shape (n_samples,)."""
@@ -205,6 +226,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     min_impurity_decrease : float, default=0.0
         A node splits only if the weighted impurity decrease, relative to the
         root's weight, is at least this.
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning after growth (Breiman et al. 1984,
+        as in scikit-learn): the subtree of least ``R(T) + ccp_alpha *
+        |leaves(T)|`` is kept, ``R`` the leaves' impurities weighted by their
+        share of the root's weight.  0 prunes nothing; see
+        :meth:`cost_complexity_pruning_path` for the values that matter.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features drawn at every node; constant features do not count.
     max_leaf_nodes : int or None, default=None
@@ -271,14 +298,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, class_weight=None, random_state=None, sdt_C=10, sdt_alpha=8,
-                 sdt_min_features_fraction=0.005, sdt_n0=20):
+                 sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
-            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0,
+            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0, ccp_alpha=ccp_alpha,
         )
         self.class_weight = class_weight
 
@@ -323,14 +350,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, random_state=None, sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005,
-                 sdt_n0=20):
+                 sdt_n0=20, ccp_alpha=0.0):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
-            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0,
+            sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0, ccp_alpha=ccp_alpha,
         )
 
     def predict(self, X):
