@@ -1,5 +1,7 @@
 """The compact (16-byte) prediction layout routes every row exactly as the full node array does."""
 
+import re
+
 import numpy as np
 from numpy.testing import assert_array_equal
 from sklearn.datasets import make_classification
@@ -107,3 +109,36 @@ def test_leaf_value_tree_pickles_and_saves(tmp_path):
     loaded = load(tmp_path / "rf.fz")
     assert isinstance(loaded.estimators_[0].tree_, LeafValueTree)
     assert_array_equal(loaded.predict_proba(X), expected)
+
+
+def test_scikit_learn_tree_attributes_serve_its_exporters():
+    from sklearn import config_context
+    from sklearn.datasets import load_breast_cancer, load_diabetes
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+    from sklearn.tree import DecisionTreeRegressor as SkRegressor
+    from sklearn.tree import export_graphviz, export_text
+
+    from forestzoo import DecisionTreeClassifier, DecisionTreeRegressor
+
+    for Ours, Theirs, data in ((DecisionTreeClassifier, SkTree, load_breast_cancer),
+                               (DecisionTreeRegressor, SkRegressor, load_diabetes)):
+        X, y = data(return_X_y=True)
+        ours = Ours(max_depth=2, random_state=0).fit(X, y)
+        theirs = Theirs(max_depth=2, random_state=0).fit(X, y)  # the regressors: the same splits at this depth
+        t = ours.tree_
+        leaf = t.children_left == -1
+        assert np.all(t.feature[leaf] == -2) and np.all(t.threshold[leaf] == -2)
+        assert t.value.shape == (t.node_count, 1, t.n_values) and list(t.n_classes) == [t.n_values]
+        assert_array_equal(t.compute_node_depths(), t.nodes["depth"] + 1)
+        # export_text walks the tree depth-first, so node numbering does not matter; its parameter check
+        # accepts only scikit-learn's classes, hence skip_parameter_validation
+        with config_context(skip_parameter_validation=True):
+            mine, ref = export_text(ours, show_weights=True), export_text(theirs, show_weights=True)
+        if Ours is DecisionTreeRegressor:
+            assert mine == ref
+        else:  # export_text prints class weights only for its own classifier class; check the splits
+            splits = [ln for ln in mine.splitlines() if "feature_" in ln]
+            assert len(splits) == 2 * int((~leaf).sum())
+            assert splits[0] == f"|--- feature_{t.feature[0]} <= {t.threshold[0]:.2f}"
+        dot = export_graphviz(ours)  # accepts any fitted tree
+        assert len(re.findall(r"^\d+ \[label=", dot, flags=re.M)) == t.node_count

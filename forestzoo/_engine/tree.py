@@ -358,6 +358,73 @@ class Tree:
     def _side(self):
         return self.obl_ptr, self.obl_feature, self.obl_weight
 
+    # -- scikit-learn's ``Tree`` attribute names ---------------------------
+    # Read-only views under the names scikit-learn's ``tree_`` uses, so that
+    # code written for it (``sklearn.tree.export_graphviz``, tree walkers,
+    # plotting helpers) reads forestzoo trees.  Leaves have feature and
+    # threshold -2 (scikit-learn's TREE_UNDEFINED); an oblique node, which
+    # has no single feature, has feature -1.
+    @property
+    def children_left(self):
+        return self.nodes["left"].astype(np.intp)
+
+    @property
+    def children_right(self):
+        return self.nodes["right"].astype(np.intp)
+
+    @property
+    def feature(self):
+        f = self.nodes["feature"].astype(np.intp)
+        f[self.nodes["left"] == TREE_LEAF] = -2
+        return f
+
+    @property
+    def threshold(self):
+        t = self.nodes["threshold"].copy()
+        t[self.nodes["left"] == TREE_LEAF] = -2.0
+        return t
+
+    @property
+    def impurity(self):
+        return self.nodes["impurity"].copy()
+
+    @property
+    def n_node_samples(self):
+        return self.nodes["n_samples"].astype(np.intp)
+
+    @property
+    def weighted_n_node_samples(self):
+        return self.nodes["weighted_n_samples"].copy()
+
+    @property
+    def missing_go_to_left(self):
+        return self.nodes["missing_left"].copy()
+
+    @property
+    def value(self):
+        """``values`` as ``(n_nodes, n_outputs=1, n_values)``: class proportions, or the mean."""
+        return self.values[:, None, :]
+
+    @property
+    def n_outputs(self):
+        return 1
+
+    @property
+    def n_classes(self):
+        return np.array([self.n_values], dtype=np.intp)
+
+    @property
+    def max_n_classes(self):
+        return self.n_values
+
+    @property
+    def capacity(self):
+        return self.node_count
+
+    def compute_node_depths(self):
+        """Depth of every node, the root at 1 (scikit-learn's convention)."""
+        return self.nodes["depth"].astype(np.int64) + 1
+
     @property
     def compact(self):
         """The 16-byte prediction layout of ``nodes`` as int32 ``(n_nodes, 4)`` (derived once, not pickled).
