@@ -87,6 +87,7 @@ def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values()
         for est, tree in zip(forest.estimators_, full):
             slim = est.tree_
             assert isinstance(slim, LeafValueTree) and slim.nodes is tree.nodes
+            assert slim.__dict__["_compact"] is tree.compact  # the prediction layout is kept, not rebuilt
             assert slim.leaf_values.shape == (tree.n_leaves, tree.n_values)
             assert_array_equal(slim.predict(X), tree.predict(X))
             assert_array_equal(slim.apply(X), tree.apply(X))

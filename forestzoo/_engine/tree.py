@@ -526,6 +526,9 @@ class LeafValueTree(Tree):
         self.leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
         self.leaf_row[leaf] = np.arange(int(leaf.sum()), dtype=np.int32)
         self.leaf_values = np.ascontiguousarray(tree.values[leaf])
+        compact = tree.__dict__.get("_compact")  # the prediction layout depends on the nodes only: keep it
+        if compact is not None:
+            self.__dict__["_compact"] = compact
 
     @property
     def n_values(self):
