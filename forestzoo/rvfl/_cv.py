@@ -296,12 +296,15 @@ class RVFLClassifierCV(ClassifierMixin, BaseEstimator):
             seeds = draw_seeds(rng, len(folds))
             refit_seed = int(draw_seeds(rng, 1)[0] & 0x7FFFFFFF)
             jobs = [(f, a) for f in range(len(folds)) for a in range(len(activations))]
+
+            def score(f, a):
+                # the data travel inside the task, not as joblib-scattered arguments: under a Dask backend a
+                # scattered array is lost with a killed worker, and the retried task could not run
+                return _fold_scores(X, codes, sample_weight, folds[f][0], folds[f][1], classes.size, n_hiddens,
+                                    [activations[a]], scales, Cs, self.direct_link, int(seeds[f]))
+
             with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread per job thread
-                parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-                    delayed(_fold_scores)(X, codes, sample_weight, folds[f][0], folds[f][1], classes.size,
-                                          n_hiddens, [activations[a]], scales, Cs, self.direct_link,
-                                          int(seeds[f]))
-                    for f, a in jobs)
+                parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(score)(f, a) for f, a in jobs)
             split = np.zeros((len(folds), len(activations), len(scales), len(n_hiddens), len(Cs)))
             for (f, a), part in zip(jobs, parts):
                 split[f, a] = part[0]
