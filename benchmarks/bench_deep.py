@@ -111,7 +111,7 @@ def load(experiment, seed, n_slice=None):
     return X_tr, y_tr, X_te, y_te
 
 
-def make(model, experiment, n_jobs, seed, n_trees):
+def make(model, experiment, n_jobs, seed, n_trees, max_levels=None):
     from forestzoo import CascadeForestClassifier, GCForestClassifier, RandomForestClassifier
     from forestzoo.deep import MultiGrainedScanner
 
@@ -126,6 +126,8 @@ def make(model, experiment, n_jobs, seed, n_trees):
     if model == "gcForest-leaf1":
         return GCForestClassifier(**ORL_LEAF1, n_jobs=n_jobs, random_state=seed)
     params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
+    if max_levels is not None:
+        params = dict(params, max_levels=max_levels)
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
 
@@ -137,7 +139,8 @@ def worker(spec):
     from forestzoo import RandomForestClassifier
 
     RandomForestClassifier(n_estimators=2).fit(X_tr[:200], y_tr[:200]).predict(X_te[:10])
-    model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"))
+    model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"),
+                 spec.get("max_levels"))
     cpu0, t0 = H._cpu_s(), time.perf_counter()
     if spec["model"] == "scanning":
         model.fit_transform(X_tr, y_tr)
@@ -249,6 +252,8 @@ def parse_args(argv):
                    help="deep models of the face experiments (ORL, Yale)")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--fashion-rf-trees", type=int, default=500)
+    p.add_argument("--fashion-max-levels", type=int, default=None,
+                   help="cascade levels of the fashion run's gcForest (default: FASHION's max_levels)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
@@ -285,7 +290,8 @@ def main(argv=None):
                     run(dict(base, model="scanning", n_slice=n), args.timeout, log, args.json)
                 continue
             if exp == "fashion":
-                run(dict(base, model="gcForest"), args.timeout, log, args.json)
+                levels = {} if args.fashion_max_levels is None else {"max_levels": args.fashion_max_levels}
+                run(dict(base, model="gcForest", **levels), args.timeout, log, args.json)
                 run(dict(base, model="RF", n_trees=args.fashion_rf_trees), args.timeout, log, args.json)
                 continue
             if exp == "fashion-slice":
