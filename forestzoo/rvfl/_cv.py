@@ -41,7 +41,7 @@ from threadpoolctl import threadpool_limits
 from .._engine.rng import draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
-from ._rvfl import ACTIVATIONS, RVFLClassifier, _reject_nan
+from ._rvfl import ACTIVATIONS, RVFLClassifier, _reject_nan, standardizer
 
 __all__ = ["RVFLClassifierCV", "LECTURE_GRID"]
 
@@ -107,9 +107,7 @@ def _fold_outputs(X, codes, sample_weight, train, test, n_classes, n_hiddens, ac
         raise ValueError("A training fold of the cross-validation holds only rows of zero weight; "
                          "use fewer folds or give those rows a positive weight.")
     Xtr = X[train]
-    mean = np.average(Xtr, axis=0, weights=w_tr)
-    std = np.sqrt(np.average((Xtr - mean) ** 2, axis=0, weights=w_tr))
-    std[std <= 0] = 1.0
+    mean, std = standardizer(Xtr, w_tr)  # as fit_rvfl does, so a configuration scores the network it refits
     Ztr, Zte = (Xtr - mean) / std, (X[test] - mean) / std
     sq = np.sqrt(w_tr)
     Y = np.eye(n_classes)[codes[train]]

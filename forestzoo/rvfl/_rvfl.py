@@ -59,6 +59,14 @@ def _design(model, X):
     return np.hstack(parts)
 
 
+def standardizer(X, w):
+    """Weighted column means and standard deviations of ``X`` (a constant column gets scale 1)."""
+    mean = np.average(X, axis=0, weights=w)
+    std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+    std[std <= 0] = 1.0
+    return mean, std
+
+
 def fit_rvfl(X, Y, sample_weight, n_hidden, activation, scale, C, direct_link, rng):
     """Fit an RVFL on the rows of ``X`` with positive weight; returns the model tuple.
 
@@ -67,9 +75,7 @@ def fit_rvfl(X, Y, sample_weight, n_hidden, activation, scale, C, direct_link, r
     """
     keep = sample_weight > 0
     X, Y, q = np.asarray(X, dtype=np.float64)[keep], Y[keep], sample_weight[keep]
-    mean = np.average(X, axis=0, weights=q)
-    std = np.sqrt(np.average((X - mean) ** 2, axis=0, weights=q))
-    std[std <= 0] = 1.0
+    mean, std = standardizer(X, q)
     d = X.shape[1]
     W = rng.uniform(-scale, scale, (d, n_hidden))
     c = rng.uniform(0.0, scale, n_hidden)
