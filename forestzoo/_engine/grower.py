@@ -36,7 +36,7 @@ from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample,
-    is_perfect_split, reset_record,
+    is_perfect_split, mono_of, reset_record,
 )
 from .splitters.exact import split_exact
 from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
@@ -117,7 +117,7 @@ def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target,
 @njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, max_features,
-    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w, mono,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
 
@@ -131,7 +131,8 @@ def find_split(
     at once, and so does the random one (see :func:`.splitters.random.split_random`).
     ``n_evals[0]`` counts the (row, feature) pairs read.
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
-    functions of at most 30 arguments).
+    functions of at most 30 arguments).  ``mono`` holds the monotonic
+    constraints and the node's value bounds (:func:`._common.mono_of`).
     """
     keys, samples, miss, counts, cum, tmp, vals = bufs
     reset_record(rec)
@@ -143,7 +144,7 @@ def find_split(
         return
     if splitter == RANDOM:
         split_random(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, max_features,
-                     feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals)
+                     feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono)
         return
     n_valid = 0
     for j in range(n_features):
@@ -153,22 +154,24 @@ def find_split(
         f = feats[r]
         feats[r] = feats[j]
         feats[j] = f
+        cst, lo, hi = mono_of(mono, f)
         if splitter == HIST:
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
                     build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, h)
                     n_evals[0] += n
-                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
+                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec, cst, lo, hi)
             elif n < SMALL_NODE:
-                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec)
+                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
             else:
                 build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, scratch[0])
-                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec)
+                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
         else:
-            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec)
+            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
+                             cst, lo, hi)
             n_evals[0] += n
         if ok:
             n_valid += 1
@@ -275,6 +278,25 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, 
     return n_left
 
 
+@njit(inline="always")
+def _side_value(s, criterion):
+    """The value a monotonic constraint orders: the mean target, or the proportion of class 1."""
+    if criterion == SQUARED_ERROR:
+        return s[2] / s[1]
+    return s[3] / s[1]
+
+
+@njit(inline="always")
+def _clip_value(v, lo, hi, criterion):
+    """Clip a node's value into its monotonic bounds (two classes: class 1's proportion, class 0 the rest)."""
+    if criterion == SQUARED_ERROR:
+        v[0] = min(max(v[0], lo), hi)
+    elif v.shape[0] == 2:
+        p1 = min(max(v[1], lo), hi)
+        v[1] = p1
+        v[0] = 1.0 - p1
+
+
 #: Node-local copies: smallest subtree worth a copy (rows).
 LOCAL_MIN_ROWS = 64
 
@@ -318,7 +340,7 @@ def _global_ids(idx, start, end, gmap):
 def grow_tree(
     Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
     min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows,
+    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono,
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
@@ -367,6 +389,16 @@ def grow_tree(
         80,000; ExtraTrees fit 1.3x faster at 100k x 50, 1.6x at 1M x 50).
         The global row ids come back when the subtree is done.  The tree
         does not depend on it.
+    mono : float64 ``[lo, hi, cst_0, ..., cst_{F-1}]`` (see
+        :func:`._common.mono_of`), or empty: per-feature monotonic
+        constraints, +1 / -1 / 0, on the mean target (regression) or the
+        proportion of class 1 (two classes), enforced as scikit-learn does.
+        A split on a constrained feature must leave its children's values
+        ordered and inside the node's bounds; the children of such a split
+        get the midpoint of their two values as the bound between them
+        (other splits pass the node's bounds on); every node's value is
+        clipped into its bounds.  ``mono[:2]`` is overwritten with the bounds
+        of the node being searched.
     """
     n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
     # node-ordered copies, permuted together with idx
@@ -437,11 +469,16 @@ def grow_tree(
     fr_int = np.empty((fcap, _F_SIZE), np.int64)
     fr_rec = np.empty((fcap, REC_SIZE))
     fr_gain = np.empty(fcap)
+    fr_bounds = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
     n_front = 0
+    constrained = mono.shape[0] > 0
 
     # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
     pend = np.empty((2, 8), np.int64)
     pend_tot = np.empty((2, n_stats))  # their statistics, summed by _partition
+    pend_bounds = np.empty((2, 2))  # their monotonic bounds
+    pend_bounds[0, 0] = -np.inf
+    pend_bounds[0, 1] = np.inf
     n_pend = 1
     pend[0, 0] = 0
     pend[0, 1] = n_rows
@@ -491,6 +528,10 @@ def grow_tree(
             table[node, COL_IMPROVEMENT] = 0.0
             table[node, COL_OBLIQUE] = -1
             node_value(tot, criterion, values[node])
+            if constrained:
+                mono[0] = pend_bounds[q, 0]
+                mono[1] = pend_bounds[q, 1]
+                _clip_value(values[node], mono[0], mono[1], criterion)
 
             leaf = (
                 depth >= max_depth
@@ -529,7 +570,7 @@ def grow_tree(
                     find_split(
                         Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
                         max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
-                        rec, sdt, n_evals, unit_w,
+                        rec, sdt, n_evals, unit_w, mono,
                     )
                 if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
                     rec[REC_COST] = out[OUT_COST]
@@ -552,6 +593,7 @@ def grow_tree(
                 fr_int = _double_rows(fr_int)
                 fr_rec = _double_rows(fr_rec)
                 fr_gain = np.concatenate((fr_gain, np.empty(fcap)))
+                fr_bounds = _double_rows(fr_bounds)
                 fcap *= 2
             fr_int[n_front, _F_NODE] = node
             fr_int[n_front, _F_START] = start
@@ -561,6 +603,9 @@ def grow_tree(
             fr_int[n_front, _F_AXIS_ONLY] = axis_only
             fr_rec[n_front] = rec
             fr_gain[n_front] = gain
+            if constrained:
+                fr_bounds[n_front, 0] = mono[0]
+                fr_bounds[n_front, 1] = mono[1]
             n_front += 1
         n_pend = 0
 
@@ -576,10 +621,13 @@ def grow_tree(
         axis_only = fr_int[e, _F_AXIS_ONLY]
         rec[:] = fr_rec[e]
         gain = fr_gain[e]
+        lo = fr_bounds[e, 0]
+        hi = fr_bounds[e, 1]
         if e != n_front - 1:
             fr_int[e] = fr_int[n_front - 1]
             fr_rec[e] = fr_rec[n_front - 1]
             fr_gain[e] = fr_gain[n_front - 1]
+            fr_bounds[e] = fr_bounds[n_front - 1]
         n_front -= 1
 
         if use_local:
@@ -600,6 +648,21 @@ def grow_tree(
             buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
         )
         mid = start + n_left
+        if constrained:
+            # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
+            # midpoint of the children's values between them; any other split passes lo, hi on
+            cst = mono[2 + feature] if feature >= 0 else 0.0
+            middle = 0.5 * (_side_value(pend_tot[0], criterion) + _side_value(pend_tot[1], criterion))
+            pend_bounds[0, 0] = lo
+            pend_bounds[0, 1] = hi
+            pend_bounds[1, 0] = lo
+            pend_bounds[1, 1] = hi
+            if cst > 0.0:
+                pend_bounds[0, 1] = middle
+                pend_bounds[1, 0] = middle
+            elif cst < 0.0:
+                pend_bounds[0, 0] = middle
+                pend_bounds[1, 1] = middle
         table[node, COL_FEATURE] = feature
         table[node, COL_OBLIQUE] = rec[REC_OBLIQUE]
         table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]

@@ -6,7 +6,6 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from ..ensemble import RandomForestClassifier
-from ..ensemble._forest import bootstrap_counts
 from ..tree import DecisionTreeClassifier
 from ..tree._classes import CLASSIFICATION_CRITERIA
 from ._base import BaseDNF
@@ -328,15 +327,14 @@ class DNRFClassifier(BaseDNF):
             bootstrap=self.bootstrap, max_samples=self.max_samples, n_jobs=self.n_jobs, random_state=seed,
         ).fit(Xs[train], yk[train], sample_weight=sample_weight[train])
         self.forest_ = forest
-        n_draws = forest.estimators_samples_n_draws_
         out = []
-        for est in forest.estimators_:
+        for est, drawn in zip(forest.estimators_, forest.estimators_samples_):
             tree = DNDTClassifier._full_width(est.tree_, forest.classes_, yk)
             weights = sample_weight
             rows = train
             if self.finetune_samples == "tree" and self.bootstrap:
                 # the rows this tree was grown on, with their bootstrap multiplicity
-                counts = bootstrap_counts(est.random_state, train.shape[0], n_draws)
+                counts = np.bincount(drawn, minlength=train.shape[0]).astype(np.float64)
                 rows = train[counts > 0]
                 weights = np.zeros_like(sample_weight)
                 weights[train] = sample_weight[train] * counts

@@ -26,7 +26,7 @@ from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator, min_counts, sdt_values,
+    DecisionTreeRegressor, EngineEstimator, check_monotonic_cst, min_counts, sdt_values,
 )
 
 _TREE_PARAMS = (
@@ -35,10 +35,15 @@ _TREE_PARAMS = (
 )
 
 
+def bootstrap_indices(seed, n_samples, n_draws):
+    """The rows of a tree's bootstrap sample, in draw order, with repeats."""
+    rs = np.random.RandomState(seed & 0xFFFFFFFF)
+    return rs.randint(0, n_samples, n_draws)
+
+
 def bootstrap_counts(seed, n_samples, n_draws):
     """How many times each row is drawn in a tree's bootstrap sample."""
-    rs = np.random.RandomState(seed & 0xFFFFFFFF)
-    return np.bincount(rs.randint(0, n_samples, n_draws), minlength=n_samples).astype(np.float64)
+    return np.bincount(bootstrap_indices(seed, n_samples, n_draws), minlength=n_samples).astype(np.float64)
 
 
 def balanced_weights(yk, counts, n_classes):
@@ -81,6 +86,7 @@ class BaseForest(EngineEstimator):
         if not self.bootstrap and (self.oob_score or self.max_samples is not None):
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
         yk, yr, n_values, classes = self._encode_target(y)
+        monotonic_cst = check_monotonic_cst(self, X.shape[1], n_values)
         n_samples = X.shape[0]
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
@@ -108,7 +114,9 @@ class BaseForest(EngineEstimator):
         sdt = tuple(sdt_values(self).values())  # splitter="stochastic" only
 
         def fit_one(seed):
+            """``(tree, draws)``: ``draws`` is the bootstrap size, 0 when the tree saw every row."""
             w = sample_weight
+            draws = n_draws if self.bootstrap else 0
             if self.bootstrap:
                 counts = bootstrap_counts(seed, n_samples, n_draws)
                 w = w * counts
@@ -117,17 +125,19 @@ class BaseForest(EngineEstimator):
                     # this tree sees every row of positive weight instead
                     counts = np.ones(n_samples)
                     w = sample_weight
+                    draws = 0
                 if balanced_subsample:
                     w = w * balanced_weights(yk, counts, n_values)
             elif balanced_subsample:
                 w = w * balanced_weights(yk, np.ones(n_samples), n_values)
-            return grow(
+            tree = grow(
                 data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
                 mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                sdt_params=sdt, ccp_alpha=getattr(self, "ccp_alpha", 0.0),
+                sdt_params=sdt, ccp_alpha=getattr(self, "ccp_alpha", 0.0), monotonic_cst=monotonic_cst,
             )
+            return tree, draws
 
-        trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
+        grown = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
             delayed(fit_one)(s) for s in new_seeds
         )
         # state is assigned only now: a failed fit leaves the previous model intact
@@ -136,18 +146,22 @@ class BaseForest(EngineEstimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
-        self.estimators_ = old + [self._wrap_tree(t, int(s)) for t, s in zip(trees, new_seeds)]
-        self.estimators_samples_n_draws_ = n_draws
+        self.estimators_ = old + [self._wrap_tree(t, int(s), d) for (t, d), s in zip(grown, new_seeds)]
+        self._n_samples_fit = n_samples
         if self.oob_score:
-            self._set_oob(X, y, n_draws)
+            self._set_oob(X, y)
         return self
 
-    def _wrap_tree(self, tree, seed):
-        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed)
+    def _wrap_tree(self, tree, seed, n_draws):
+        """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row."""
+        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed,
+                               ccp_alpha=getattr(self, "ccp_alpha", 0.0),
+                               monotonic_cst=getattr(self, "monotonic_cst", None))
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
         est.n_outputs_ = 1
         est.max_features_ = resolve_max_features(self.max_features, tree.n_features)
+        est._bootstrap_draws = int(n_draws)
         if self._is_classifier():
             est.classes_ = self.classes_
             est.n_classes_ = self.n_classes_
@@ -242,13 +256,32 @@ class BaseForest(EngineEstimator):
         return mean / mean.sum()
 
     # -- out-of-bag ---------------------------------------------------------
-    def _oob_mean_values(self, X, n_draws):
+    @property
+    def estimators_samples_(self):
+        """The training rows of each tree, as scikit-learn's forests give them.
+
+        A list with one integer array per tree: its bootstrap sample in draw
+        order, repeats included, or every row (``np.arange(n_samples)``)
+        when ``bootstrap=False`` or when the tree was grown on every row
+        because its draw held only rows of weight 0.  Computed from the
+        trees' seeds on each access, not stored.
+        """
+        check_is_fitted(self)
+        n = self._n_samples_fit
+        return [
+            bootstrap_indices(est.random_state, n, est._bootstrap_draws) if est._bootstrap_draws else np.arange(n)
+            for est in self.estimators_
+        ]
+
+    def _oob_mean_values(self, X):
         n_samples = X.shape[0]
         n_values = self.estimators_[0].tree_.values.shape[1]
         sums = np.zeros((n_samples, n_values))
         n_pred = np.zeros(n_samples)
         for est in self.estimators_:
-            rows = np.flatnonzero(bootstrap_counts(est.random_state, n_samples, n_draws) == 0)
+            if not est._bootstrap_draws:
+                continue  # grown on every row: no out-of-bag row
+            rows = np.flatnonzero(bootstrap_counts(est.random_state, n_samples, est._bootstrap_draws) == 0)
             if rows.size:
                 sums[rows] += est.tree_.predict(X[rows])
                 n_pred[rows] += 1
@@ -291,12 +324,13 @@ class ForestClassifier(ClassifierMixin, BaseForest):
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
-    def _set_oob(self, X, y, n_draws):
+    def _set_oob(self, X, y):
         from sklearn.metrics import accuracy_score  # deferred: keeps `import forestzoo` fast
 
-        proba, seen = self._oob_mean_values(X, n_draws)
+        proba, seen = self._oob_mean_values(X)
         self.oob_decision_function_ = proba
-        self.oob_score_ = accuracy_score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)])
+        self.oob_score_ = (accuracy_score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)]) if seen.any()
+                           else np.nan)
 
 
 class ForestRegressor(RegressorMixin, BaseForest):
@@ -312,9 +346,9 @@ class ForestRegressor(RegressorMixin, BaseForest):
         """Mean over trees of the leaf means."""
         return self._mean_values(check_predict_data(self, X))[:, 0]
 
-    def _set_oob(self, X, y, n_draws):
+    def _set_oob(self, X, y):
         from sklearn.metrics import r2_score  # deferred: keeps `import forestzoo` fast
 
-        pred, seen = self._oob_mean_values(X, n_draws)
+        pred, seen = self._oob_mean_values(X)
         self.oob_prediction_ = pred[:, 0]
-        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen])
+        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen]) if seen.any() else np.nan

@@ -29,6 +29,12 @@ _COMMON_DOC = """
         Minimal cost-complexity pruning of every grown tree (Breiman et al.
         1984): the subtree of least ``R(T) + ccp_alpha * |leaves|`` is kept
         (as in scikit-learn; 0 prunes nothing).
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonicity constraint per feature, as in scikit-learn: 1
+        non-decreasing, -1 non-increasing, 0 free, on the predicted value
+        (regression) or the probability of ``classes_[1]`` (binary
+        classification only).  Every tree obeys it, so their mean does too.
+        Not with ``splitter="stochastic"``.
     max_features : {{"sqrt", "log2"}}, int, float or None, default={max_features}
         Features drawn at every node; constant features do not count.
     max_leaf_nodes : int or None, default=None
@@ -74,6 +80,7 @@ _CLF_ATTRS = """
     n_features_in_ : int
     feature_names_in_ : ndarray, when X has string column names
     feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
+    estimators_samples_ : list of int ndarrays, each tree's bootstrap rows (repeats included), or all rows
     oob_score_ : float, accuracy of the out-of-bag predictions (``oob_score=True``)
     oob_decision_function_ : ndarray (n_samples, n_classes), OOB class probabilities
 """
@@ -84,6 +91,7 @@ _REG_ATTRS = """
     n_features_in_ : int
     feature_names_in_ : ndarray, when X has string column names
     feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
+    estimators_samples_ : list of int ndarrays, each tree's bootstrap rows (repeats included), or all rows
     oob_score_ : float, R^2 of the out-of-bag predictions (``oob_score=True``)
     oob_prediction_ : ndarray (n_samples,), OOB predictions
 """
@@ -91,11 +99,12 @@ _REG_ATTRS = """
 
 class RandomForestClassifier(ForestClassifier):
     _parameter_constraints = {**ForestClassifier._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
-                                                                                                 closed="left")]}
+                                                                                                 closed="left")],
+                              "monotonic_cst": ["array-like", None]}
 
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="hist", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 max_features="sqrt",
+                 monotonic_cst=None, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
                  sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -108,6 +117,7 @@ class RandomForestClassifier(ForestClassifier):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -128,7 +138,7 @@ class RandomForestClassifier(ForestClassifier):
 class ExtraTreesClassifier(RandomForestClassifier):
     def __init__(self, n_estimators=100, *, criterion="gini", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 max_features="sqrt",
+                 monotonic_cst=None, max_features="sqrt",
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  class_weight=None, warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10,
                  sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -136,7 +146,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha, max_features=max_features,
+            ccp_alpha=ccp_alpha, monotonic_cst=monotonic_cst, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, class_weight=class_weight, warm_start=warm_start, n_jobs=n_jobs,
             random_state=random_state, verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
@@ -146,11 +156,12 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
 class RandomForestRegressor(ForestRegressor):
     _parameter_constraints = {**ForestRegressor._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
-                                                                                               closed="left")]}
+                                                                                               closed="left")],
+                              "monotonic_cst": ["array-like", None]}
 
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="hist", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 max_features=1.0,
+                 monotonic_cst=None, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=True, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
                  sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -163,6 +174,7 @@ class RandomForestRegressor(ForestRegressor):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.min_impurity_decrease = min_impurity_decrease
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
         self.max_features = max_features
         self.max_leaf_nodes = max_leaf_nodes
         self.max_bins = max_bins
@@ -182,7 +194,7 @@ class RandomForestRegressor(ForestRegressor):
 class ExtraTreesRegressor(RandomForestRegressor):
     def __init__(self, n_estimators=100, *, criterion="squared_error", splitter="random", max_depth=None,
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, ccp_alpha=0.0,
-                 max_features=1.0,
+                 monotonic_cst=None, max_features=1.0,
                  max_leaf_nodes=None, max_bins=255, bootstrap=False, max_samples=None, oob_score=False,
                  warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
                  sdt_min_features_fraction=0.005, sdt_n0=20):
@@ -190,7 +202,7 @@ class ExtraTreesRegressor(RandomForestRegressor):
             n_estimators, criterion=criterion, splitter=splitter, max_depth=max_depth,
             min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
             min_weight_fraction_leaf=min_weight_fraction_leaf, min_impurity_decrease=min_impurity_decrease,
-            ccp_alpha=ccp_alpha, max_features=max_features,
+            ccp_alpha=ccp_alpha, monotonic_cst=monotonic_cst, max_features=max_features,
             max_leaf_nodes=max_leaf_nodes, max_bins=max_bins, bootstrap=bootstrap, max_samples=max_samples,
             oob_score=oob_score, warm_start=warm_start, n_jobs=n_jobs, random_state=random_state,
             verbose=verbose, sdt_C=sdt_C, sdt_alpha=sdt_alpha, sdt_min_features_fraction=sdt_min_features_fraction,

@@ -250,10 +250,11 @@ class RotationForestMixin:
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
-        self.estimators_ = old + [self._wrap_tree(t, int(s)) for t, s in zip(trees, new_seeds)]
-        self.estimators_samples_n_draws_ = n_draws
+        draws = n_draws if self.bootstrap else 0
+        self.estimators_ = old + [self._wrap_tree(t, int(s), draws) for t, s in zip(trees, new_seeds)]
+        self._n_samples_fit = n_samples
         if self.oob_score:
-            self._set_oob(X, y, n_draws)
+            self._set_oob(X, y)
         return self
 
 

@@ -59,7 +59,7 @@ def fixed_threshold_cost(proj, threshold, w, yk, yr, total, criterion, min_sampl
             add_sample(miss, 1.0, w[i], yk[i], yr[i], criterion)
         elif v <= threshold:
             add_sample(left, 1.0, w[i], yk[i], yr[i], criterion)
-    return evaluate(left, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+    return evaluate(left, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, 0.0, -np.inf, np.inf)
 
 
 @njit

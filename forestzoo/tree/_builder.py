@@ -29,6 +29,7 @@ _POOL_BYTES = 64 * 2**20
 _LOCAL_BYTES = 4 * 2**20
 _LOCAL_MAX_ROWS = 1 << 16
 _EMPTY_POOL = np.empty((0, 0, 256, 1))
+_EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree writes only a non-empty one)
 
 
 @dataclass
@@ -108,7 +109,7 @@ SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
 def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
          min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
          min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS, workspace=None,
-         return_leaves=False, hist_threads=1, ccp_alpha=0.0):
+         return_leaves=False, hist_threads=1, ccp_alpha=0.0, monotonic_cst=None):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
@@ -127,6 +128,9 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     histograms of large nodes (hist splitter, every feature evaluated); the
     tree is the same for any value.  ``ccp_alpha > 0`` prunes the grown tree
     (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
+    ``monotonic_cst`` (one +1 / -1 / 0 per feature, checked by the caller)
+    constrains the tree to be monotonic in those features, as scikit-learn's
+    trees are (see ``mono`` in :func:`forestzoo._engine.grower.grow_tree`).
     """
     if ccp_alpha > 0 and return_leaves:
         raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
@@ -148,6 +152,10 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
         if pool_buf.shape[0] < pool_slots or pool_buf.shape[1] != data.n_features or pool_buf.shape[3] != n_stats:
             pool_buf = workspace["pool"] = np.empty((pool_slots, data.n_features, 256, n_stats))
     row_leaf = np.full(weights.shape[0] if return_leaves else 0, -1, dtype=np.int32)
+    if monotonic_cst is None:
+        mono = _EMPTY_MONO
+    else:
+        mono = np.concatenate(([-np.inf, np.inf], np.asarray(monotonic_cst, dtype=np.float64)))  # written per node
     local_rows = min(_LOCAL_MAX_ROWS, _LOCAL_BYTES // (4 * max(data.n_features, 1)), idx.shape[0])
 
     def run(handle):
@@ -157,7 +165,7 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
             -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
             float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
             -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
-            pool_buf, row_leaf, int(hist_threads), int(local_rows),
+            pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
         )
 
     if node_model is None:

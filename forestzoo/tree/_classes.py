@@ -67,6 +67,28 @@ def sdt_values(estimator):
     return {p: getattr(estimator, p, d) for p, d in SDT_DEFAULT_PARAMS.items()}
 
 
+def check_monotonic_cst(estimator, n_features, n_values):
+    """``estimator.monotonic_cst`` checked against the data, as float64; None when unset.
+
+    The constraints are scikit-learn's: one of -1 (decreasing), 0 (none) or
+    +1 (increasing) per feature, on the predicted value of a regressor or on
+    the probability of the second class of a binary classifier.
+    """
+    cst = getattr(estimator, "monotonic_cst", None)
+    if cst is None:
+        return None
+    arr = np.asarray(cst)
+    if arr.ndim != 1 or arr.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {arr.shape} but the input data X has {n_features} features.")
+    if not np.isin(arr, (-1, 0, 1)).all():
+        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(arr)}.")
+    if isinstance(estimator, ClassifierMixin) and n_values > 2:
+        raise ValueError("Monotonicity constraints are not supported with multiclass classification.")
+    if estimator.splitter == "stochastic":
+        raise ValueError('Monotonicity constraints are not supported with splitter="stochastic".')
+    return arr.astype(np.float64)
+
+
 class EngineEstimator(BaseEstimator):
     """What trees and forests share: the transactional ``fit`` and ``y`` encoding.
 
@@ -106,11 +128,12 @@ class EngineEstimator(BaseEstimator):
 class BaseDecisionTree(EngineEstimator):
     """Common fit/predict of the single trees; not for direct use."""
 
-    _parameter_constraints = {**TREE_PARAMETER_CONSTRAINTS, "ccp_alpha": [Interval(Real, 0.0, None, closed="left")]}
+    _parameter_constraints = {**TREE_PARAMETER_CONSTRAINTS, "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+                              "monotonic_cst": ["array-like", None]}
 
     def __init__(self, *, criterion, splitter, max_depth, min_samples_split, min_samples_leaf,
                  min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins, random_state,
-                 sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0):
+                 sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0, monotonic_cst=None):
         self.criterion = criterion
         self.splitter = splitter
         self.max_depth = max_depth
@@ -127,10 +150,12 @@ class BaseDecisionTree(EngineEstimator):
         self.sdt_min_features_fraction = sdt_min_features_fraction
         self.sdt_n0 = sdt_n0
         self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         yk, yr, n_values, classes = self._encode_target(y)
+        monotonic_cst = check_monotonic_cst(self, X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
             sample_weight = sample_weight * compute_sample_weight(class_weight, y)
@@ -141,6 +166,7 @@ class BaseDecisionTree(EngineEstimator):
             data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
             self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
             self.min_weight_fraction_leaf, sdt_params=tuple(sdt_values(self).values()), ccp_alpha=self.ccp_alpha,
+            monotonic_cst=monotonic_cst,
         )
         self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
         self.n_outputs_ = 1
@@ -232,6 +258,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         |leaves(T)|`` is kept, ``R`` the leaves' impurities weighted by their
         share of the root's weight.  0 prunes nothing; see
         :meth:`cost_complexity_pruning_path` for the values that matter.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonicity constraint per feature, as in scikit-learn: 1 makes the
+        probability of the second class (``classes_[1]``) non-decreasing in
+        that feature, -1 non-increasing, 0 leaves it free.  Two classes only;
+        not with ``splitter="stochastic"``.  A split on a constrained feature
+        is kept only if its children's values are ordered and inside the
+        node's bounds; the midpoint of the two values bounds their subtrees,
+        and every node's value is clipped into its bounds.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features drawn at every node; constant features do not count.
     max_leaf_nodes : int or None, default=None
@@ -298,7 +332,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, class_weight=None, random_state=None, sdt_C=10, sdt_alpha=8,
-                 sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0):
+                 sdt_min_features_fraction=0.005, sdt_n0=20, ccp_alpha=0.0, monotonic_cst=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
@@ -306,6 +340,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
             sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0, ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst,
         )
         self.class_weight = class_weight
 
@@ -330,7 +365,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Parameters are those of :class:`DecisionTreeClassifier` without
     ``class_weight`` (``splitter="stochastic"`` and the ``sdt_*`` parameters
     included); ``criterion`` is "squared_error".  Leaves predict the
-    weighted mean of their targets.
+    weighted mean of their targets; ``monotonic_cst`` constrains that mean.
 
     Examples
     --------
@@ -350,7 +385,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", splitter="exact", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, min_weight_fraction_leaf=0.0, min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None,
                  max_bins=255, random_state=None, sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005,
-                 sdt_n0=20, ccp_alpha=0.0):
+                 sdt_n0=20, ccp_alpha=0.0, monotonic_cst=None):
         super().__init__(
             criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
@@ -358,6 +393,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
             random_state=random_state, sdt_C=sdt_C, sdt_alpha=sdt_alpha,
             sdt_min_features_fraction=sdt_min_features_fraction, sdt_n0=sdt_n0, ccp_alpha=ccp_alpha,
+            monotonic_cst=monotonic_cst,
         )
 
     def predict(self, X):

@@ -67,7 +67,42 @@ def feasible(n_left, w_left, total, min_samples_leaf, min_weight_leaf):
 
 
 @njit(inline="always")
-def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp):
+def mono_of(mono, f):
+    """``(cst, lo, hi)`` of feature ``f`` from the grower's ``mono`` array.
+
+    ``mono`` is ``[lo, hi, cst_0, cst_1, ...]`` -- the current node's value
+    bounds, then every feature's constraint (+1 increasing, -1 decreasing,
+    0 none) -- or empty when no feature is constrained.
+    """
+    if mono.shape[0] == 0:
+        return 0.0, -INF, INF
+    return mono[2 + f], mono[0], mono[1]
+
+
+@njit(inline="always")
+def monotone_ok(left, total, cst, lo, hi, criterion):
+    """Whether a split respects a monotonic constraint (scikit-learn's rule).
+
+    The children's values -- the mean target, or for two classes the
+    proportion of class 1 -- must both lie in the node's bounds
+    ``[lo, hi]`` and be ordered as ``cst`` says: the left child's value at
+    most the right one's for ``cst = +1`` (increasing), at least for ``-1``.
+    """
+    wl = left[1]
+    wr = total[1] - wl
+    if criterion == SQUARED_ERROR:
+        vl = left[2] / wl
+        vr = (total[2] - left[2]) / wr
+    elif total.shape[0] >= 4:
+        vl = left[3] / wl
+        vr = (total[3] - left[3]) / wr
+    else:  # one class: nothing to order
+        return True
+    return lo <= vl <= hi and lo <= vr <= hi and (vl - vr) * cst <= 0.0
+
+
+@njit(inline="always")
+def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi):
     """Cost of the best of the two candidates that put ``cum`` on the left.
 
     Both children must hold at least ``min_samples_leaf`` rows and
@@ -76,18 +111,21 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
     any, on the left (left = ``cum + miss``).  Returns ``(cost,
     missing_left)``; the cost is +inf when neither candidate is feasible.
     With no NaN in the node, ``missing_left`` records the side with more
-    rows, where a NaN met only at prediction time will go.
+    rows, where a NaN met only at prediction time will go.  With ``cst != 0``
+    a candidate must also pass :func:`monotone_ok` with bounds ``lo, hi``.
     """
     best = INF
     ml = 0.0
-    if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf):
+    if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
+            cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, criterion)):
         best = children_cost(cum, total, criterion)
         if miss[0] == 0.0 and cum[0] >= total[0] - cum[0]:
             ml = 1.0
     if miss[0] > 0.0:
         for k in range(tmp.shape[0]):
             tmp[k] = cum[k] + miss[k]
-        if feasible(tmp[0], tmp[1], total, min_samples_leaf, min_weight_leaf):
+        if feasible(tmp[0], tmp[1], total, min_samples_leaf, min_weight_leaf) and (
+                cst == 0.0 or monotone_ok(tmp, total, cst, lo, hi, criterion)):
             c = children_cost(tmp, total, criterion)
             if c < best:
                 best = c
@@ -96,7 +134,8 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
 
 
 @njit
-def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp):
+def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                cst=0.0, lo=-INF, hi=INF):
     """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature.
 
     ``samples[p]`` is the node position of ``keys[p]`` (``w``, ``yk``, ``yr``
@@ -117,6 +156,11 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     are updated per row (adding weight ``w`` to a class count ``c`` adds
     ``w * (2c + w)`` to its square), so a boundary costs O(1) instead of
     O(n_classes): the scan stays linear in the node size for many classes.
+
+    ``cst, lo, hi``: the feature's monotonic constraint and the node's value
+    bounds (see :func:`monotone_ok`); 0 (the default) leaves the scan
+    unconstrained.  A constrained scan tries every boundary, because the
+    nearest class change may be the one the constraint rejects.
     """
     cum[:] = 0.0
     incremental = criterion == GINI and miss[0] == 0.0
@@ -128,7 +172,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     best = INF
     best_pos = -1
     best_ml = 0.0
-    prune = criterion != SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0
+    prune = criterion != SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
     group_class = -1  # class shared by every row of the current key group, -2 if mixed
     for p in range(m):
         i = samples[p]
@@ -162,13 +206,14 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
         if incremental:
             c = INF
             ml = 0.0
-            if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf):
+            if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
+                    cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, criterion)):
                 w_left = cum[1]
                 w_right = total[1] - w_left
                 c = (w_left - sq_left / w_left) + (w_right - sq_right / w_right)
                 ml = 1.0 if cum[0] >= total[0] - cum[0] else 0.0
         else:
-            c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+            c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi)
         if c < best:
             best = c
             best_pos = p

@@ -16,8 +16,13 @@ def midpoint(a, b):
 
 
 @njit
-def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec):
-    """Best midpoint threshold of feature ``f`` over the node; updates ``rec``."""
+def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
+                cst=0.0, lo=-np.inf, hi=np.inf):
+    """Best midpoint threshold of feature ``f`` over the node; updates ``rec``.
+
+    ``cst, lo, hi``: the feature's monotonic constraint (0 for none) and the
+    node's value bounds (:func:`._common.monotone_ok`).
+    """
     m = 0
     miss[:] = 0.0
     for p in range(start, end):
@@ -36,7 +41,8 @@ def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, mi
     sorted_samples = samples[:m][order]
     if not (sorted_keys[m - 1] > sorted_keys[0] or miss[0] > 0.0):
         return False
-    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp)
+    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                                cst, lo, hi)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f

@@ -99,8 +99,16 @@ def _sq_cost(n_left, w_left, s_left, n_total, w_total, s_total, q_total, min_sam
     return q_total - (s_left * s_left / w_left + s_right * s_right / w_right)
 
 
+@njit(inline="always")
+def _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
+    """:func:`._common.monotone_ok` for squared error, on scalars."""
+    vl = s_left / w_left
+    vr = (s_total - s_left) / (w_total - w_left)
+    return lo <= vl <= hi and lo <= vr <= hi and (vl - vr) * cst <= 0.0
+
+
 @njit
-def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec):
+def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec, cst, lo, hi):
     """:func:`split_histogram` for squared error (histograms of three statistics).
 
     The children's ``W_l imp_l + W_r imp_r`` is ``sum w y**2 - S_l**2 / W_l
@@ -111,7 +119,8 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
     with them left too (``missing_left``); with no NaN, ``missing_left``
     records the larger side.  Written on scalars: the generic loop passes
     statistics vectors to inlined helpers, and Numba then updates their
-    reference counts once per bin.
+    reference counts once per bin.  ``cst, lo, hi`` as in
+    :func:`._common.monotone_ok`, on the children's means.
     """
     n_total = total[0]
     w_total = total[1]
@@ -142,6 +151,8 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
         if last and n_miss == 0.0:
             break
         c = _sq_cost(n_left, w_left, s_left, n_total, w_total, s_total, q_total, min_samples_leaf, min_weight_leaf)
+        if cst != 0.0 and c < best and not _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
+            c = INF
         if c < best:  # NaN rows right
             best = c
             best_bin = MISSING_BIN - 1 if last else b
@@ -149,6 +160,9 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
         if n_miss > 0.0:  # NaN rows left
             c = _sq_cost(n_left + n_miss, w_left + w_miss, s_left + s_miss, n_total, w_total, s_total, q_total,
                          min_samples_leaf, min_weight_leaf)
+            if cst != 0.0 and c < best and not _means_ok(w_left + w_miss, s_left + s_miss, w_total, s_total, cst,
+                                                          lo, hi):
+                c = INF
             if c < best:
                 best = c
                 best_bin = MISSING_BIN - 1 if last else b
@@ -165,17 +179,20 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
 
 
 @njit
-def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec):
+def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec,
+                    cst, lo, hi):
     """Best split of feature ``f`` from its histogram; updates ``rec``.
 
-    Returns True when the feature is not constant in the node.
+    ``cst, lo, hi``: the feature's monotonic constraint (0 for none) and the
+    node's value bounds (:func:`._common.monotone_ok`).  Returns True when
+    the feature is not constant in the node.
     """
     miss = hist[MISSING_BIN]
     n_values = total[0] - miss[0]
     if n_values <= 0.0:
         return False
     if criterion == SQUARED_ERROR:
-        return _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec)
+        return _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec, cst, lo, hi)
     cum[:] = 0.0
     n_nonempty = 0
     for b in range(n_bins):
@@ -187,7 +204,7 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_
         last = cum[0] >= n_values
         if last and miss[0] == 0.0:
             break
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi)
         if c < rec[REC_COST]:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
@@ -252,7 +269,8 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
 
 
 @njit
-def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec):
+def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec,
+                cst, lo, hi):
     """Same result as :func:`split_histogram` for a small node, by sorting codes."""
     m = _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
     if m == 0:
@@ -260,7 +278,8 @@ def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_
     non_constant = keys[m - 1] > keys[0] or miss[0] > 0.0
     if not non_constant:
         return False
-    cost, pos, ml = scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp)
+    cost, pos, ml = scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                                cst, lo, hi)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f

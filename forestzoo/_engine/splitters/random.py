@@ -5,12 +5,15 @@ import numpy as np
 from ..._jit import njit
 from ..criteria import SQUARED_ERROR
 from ..rng import mix_randint, mix_uniform
-from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split
+from ._common import (
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split,
+    mono_of,
+)
 
 
 @njit(inline="always")
 def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
-                 feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals):
+                 feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono):
     """Best of one random threshold per candidate feature of the node ``idx[start:end]``.
 
     Features are drawn in a random order (a partial shuffle of ``feats``)
@@ -40,6 +43,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     The whole node is one call with the feature loop inside: Numba binds a
     called function's array arguments with atomic reference-count updates,
     and one call per (node, feature) spent ~10% of the fit on them (perf).
+
+    ``mono``: the grower's monotonic constraints (``[lo, hi, cst_0, ...]``,
+    empty for none); a feature's threshold is rejected when its children
+    break :func:`._common.monotone_ok`, as in scikit-learn.
     """
     n_features = feats.shape[0]
     n_valid = 0
@@ -149,7 +156,8 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
                 v = vals[p - start]
                 add_sample(cum, 1.0 if v <= thr else 0.0, w[p], yk[p], yr[p], criterion)
                 add_sample(miss, 1.0 if v != v else 0.0, w[p], yk[p], yr[p], criterion)
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp)
+        cst, lo_v, hi_v = mono_of(mono, f)
+        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo_v, hi_v)
         if c < rec[REC_COST]:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
