@@ -301,6 +301,8 @@ def test_fold_forests_keep_leaf_values_only():
     clf = CascadeForestClassifier(n_estimators=4, max_levels=2, random_state=0).fit(X, y)
     trees = [e.tree_ for level in clf.levels_ for f in level.forests for fold in f.estimators_ for e in fold.estimators_]
     assert trees and all(isinstance(t, LeafValueTree) for t in trees)
-    assert all(t.leaf_values.shape == (t.n_leaves, 3) for t in trees)
+    # one row per impure leaf; the pure ones keep only their class in leaf_row
+    assert all(t.leaf_values.shape[1] == 3 and (t.leaf_row != -1).sum() == t.n_leaves for t in trees)
+    assert sum(t.leaf_values.shape[0] for t in trees) < sum(t.n_leaves for t in trees) / 2
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)

@@ -77,7 +77,9 @@ def _nan_data(n=2000, n_classes=5, seed=0):
 
 def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values():
     X, y = _nan_data()
+    kinds = set()
     for forest in (RandomForestClassifier(8, random_state=0).fit(X, y),
+                   RandomForestClassifier(8, min_samples_leaf=5, random_state=0).fit(X, y),  # impure leaves
                    ExtraTreesRegressor(8, random_state=0).fit(X, y + np.nan_to_num(X[:, 0]).clip(-3, 3))):
         full = [e.tree_ for e in forest.estimators_]
         before = forest.predict_proba(X) if hasattr(forest, "predict_proba") else forest.predict(X)
@@ -88,13 +90,21 @@ def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values()
             slim = est.tree_
             assert isinstance(slim, LeafValueTree) and slim.nodes is tree.nodes
             assert slim.__dict__["_compact"] is tree.compact  # the prediction layout is kept, not rebuilt
-            assert slim.leaf_values.shape == (tree.n_leaves, tree.n_values)
+            # a row per leaf that is not one-hot; the pure leaves of a classifier keep only their class
+            leaf_rows = tree.values[tree.nodes["left"] == -1]
+            one_hot = ((leaf_rows == 1.0).sum(axis=1) == 1) & ((leaf_rows == 0.0).sum(axis=1) == tree.n_values - 1)
+            if tree.n_values == 1:
+                one_hot[:] = False
+            assert slim.leaf_values.shape == (tree.n_leaves - one_hot.sum(), tree.n_values)
+            kinds |= set(one_hot.tolist())
+            assert (slim.leaf_row >= 0).sum() + (slim.leaf_row <= -2).sum() == tree.n_leaves
             assert_array_equal(slim.predict(X), tree.predict(X))
             assert_array_equal(slim.apply(X), tree.apply(X))
             # internal rows are the weighted means of their children: the grower's values up to rounding
             np.testing.assert_allclose(slim.values, tree.values, rtol=1e-12, atol=1e-12)
         forest._keep_leaf_values_only()  # a second call leaves converted trees alone
-        assert all(e.tree_.leaf_values.shape[0] == t.n_leaves for e, t in zip(forest.estimators_, full))
+        assert all((e.tree_.leaf_row != -1).sum() == t.n_leaves for e, t in zip(forest.estimators_, full))
+    assert kinds == {True, False}  # pure and impure leaves were both converted
 
 
 def test_leaf_value_tree_pickles_and_saves(tmp_path):

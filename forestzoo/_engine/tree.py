@@ -199,11 +199,19 @@ def accumulate_compact(X, cnodes, nodes, values, obl_ptr, obl_feature, obl_weigh
 @njit
 def accumulate_compact_leaves(X, cnodes, nodes, leaf_values, leaf_row, obl_ptr, obl_feature, obl_weight, leaves,
                               out):
-    """:func:`accumulate_compact` for a :class:`LeafValueTree`: ``leaf_values[leaf_row[leaf(x)]]``."""
+    """:func:`accumulate_compact` for a :class:`LeafValueTree`.
+
+    A leaf adds its row ``leaf_values[leaf_row[leaf]]``, or, when
+    ``leaf_row[leaf] = -2 - c`` (a pure leaf), 1.0 to class ``c``: the sums
+    are bit-identical to adding the one-hot row, whose zeros change nothing.
+    """
     apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
     n_values = leaf_values.shape[1]
     for i in range(X.shape[0]):
         r = leaf_row[leaves[i]]
+        if r < 0:
+            out[i, -2 - r] += 1.0
+            continue
         for c in range(n_values):
             out[i, c] += leaf_values[r, c]
 
@@ -497,14 +505,18 @@ class Tree:
 
 
 class LeafValueTree(Tree):
-    """A :class:`Tree` that stores value rows for its leaves only.
+    """A :class:`Tree` that stores value rows for its impure leaves only.
 
     Prediction reads only the leaves' values, and a fully grown binary tree
     has as many internal nodes as leaves (minus one), so half of the value
     rows, the largest part of a many-class tree (26 float64 classes: 208 of
-    a node's 288 bytes), are never read.  This tree keeps ``leaf_values``
-    (one row per leaf) and ``leaf_row`` (a leaf's row in it, -1 for internal
-    nodes); predictions are bit-identical to the full tree's.  ``values``
+    a node's 288 bytes), are never read.  Most leaves of a fully grown
+    classification tree are pure, and their row is one-hot: such a leaf
+    needs only its class.  This tree keeps ``leaf_values`` (one row per
+    leaf that is not one-hot) and ``leaf_row`` per node: the leaf's row in
+    ``leaf_values``, ``-2 - c`` for a pure leaf of class ``c`` (classification
+    only), -1 for internal nodes.  Predictions are bit-identical to the full
+    tree's.  ``values``
     is still available, rebuilt on each access from the leaves and the
     nodes' weights (the grower's values up to rounding), so inspection code
     works unchanged.  Only trees whose values are the grower's own may be
@@ -519,13 +531,20 @@ class LeafValueTree(Tree):
     """
 
     def __init__(self, tree):  # not Tree.__init__: it assigns ``values``, a read-only property here
-        leaf = tree.nodes["left"] == TREE_LEAF
+        leaf = np.flatnonzero(tree.nodes["left"] == TREE_LEAF)
         self.nodes = tree.nodes
         self.n_features = tree.n_features
         self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
+        rows = tree.values[leaf]
+        n_values = rows.shape[1]
+        if n_values >= 2:  # class proportions: a pure leaf's row is one-hot
+            one_hot = ((rows == 1.0).sum(axis=1) == 1) & ((rows == 0.0).sum(axis=1) == n_values - 1)
+        else:
+            one_hot = np.zeros(leaf.shape[0], dtype=bool)
         self.leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
-        self.leaf_row[leaf] = np.arange(int(leaf.sum()), dtype=np.int32)
-        self.leaf_values = np.ascontiguousarray(tree.values[leaf])
+        self.leaf_row[leaf[one_hot]] = -2 - np.argmax(rows[one_hot], axis=1).astype(np.int32)
+        self.leaf_row[leaf[~one_hot]] = np.arange(int((~one_hot).sum()), dtype=np.int32)
+        self.leaf_values = np.ascontiguousarray(rows[~one_hot])
         compact = tree.__dict__.get("_compact")  # the prediction layout depends on the nodes only: keep it
         if compact is not None:
             self.__dict__["_compact"] = compact
@@ -537,12 +556,19 @@ class LeafValueTree(Tree):
     @property
     def values(self):
         """``(n_nodes, n_values)``, rebuilt from the leaves on every access (not stored)."""
-        leaf = self.leaf_row >= 0
-        out = np.zeros((self.node_count, self.n_values))
-        out[leaf] = self.leaf_values[self.leaf_row[leaf]]
+        out = self._leaf_rows(self.leaf_row)
         _internal_values(self.nodes["left"], self.nodes["right"], self.nodes["weighted_n_samples"], out)
+        return out
+
+    def _leaf_rows(self, codes):
+        """Value rows of the ``leaf_row`` entries ``codes`` (zeros for internal nodes)."""
+        out = np.zeros((codes.shape[0], self.n_values))
+        dense = codes >= 0
+        out[dense] = self.leaf_values[codes[dense]]
+        pure = np.flatnonzero(codes <= -2)
+        out[pure, -2 - codes[pure]] = 1.0
         return out
 
     def predict(self, X):
         """``values`` of the leaf each row reaches, shape (n_samples, n_values)."""
-        return self.leaf_values[self.leaf_row[self.apply(X)]]
+        return self._leaf_rows(self.leaf_row[self.apply(X)])
