@@ -111,7 +111,7 @@ def load(experiment, seed, n_slice=None):
     return X_tr, y_tr, X_te, y_te
 
 
-def make(model, experiment, n_jobs, seed, n_trees, max_levels=None):
+def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None):
     from forestzoo import CascadeForestClassifier, GCForestClassifier, RandomForestClassifier
     from forestzoo.deep import MultiGrainedScanner
 
@@ -128,6 +128,8 @@ def make(model, experiment, n_jobs, seed, n_trees, max_levels=None):
     params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
     if max_levels is not None:
         params = dict(params, max_levels=max_levels)
+    if cascade_trees is not None:
+        params = dict(params, n_estimators=cascade_trees)
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
 
@@ -140,7 +142,7 @@ def worker(spec):
 
     RandomForestClassifier(n_estimators=2).fit(X_tr[:200], y_tr[:200]).predict(X_te[:10])
     model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"),
-                 spec.get("max_levels"))
+                 spec.get("max_levels"), spec.get("cascade_trees"))
     cpu0, t0 = H._cpu_s(), time.perf_counter()
     if spec["model"] == "scanning":
         model.fit_transform(X_tr, y_tr)
@@ -254,6 +256,9 @@ def parse_args(argv):
     p.add_argument("--fashion-rf-trees", type=int, default=500)
     p.add_argument("--fashion-max-levels", type=int, default=None,
                    help="cascade levels of the fashion run's gcForest (default: FASHION's max_levels)")
+    p.add_argument("--fashion-cascade-trees", type=int, default=None,
+                   help="trees per cascade forest and fold of the fashion run's gcForest (default: FASHION's "
+                        "n_estimators)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
@@ -291,6 +296,8 @@ def main(argv=None):
                 continue
             if exp == "fashion":
                 levels = {} if args.fashion_max_levels is None else {"max_levels": args.fashion_max_levels}
+                if args.fashion_cascade_trees is not None:
+                    levels["cascade_trees"] = args.fashion_cascade_trees
                 run(dict(base, model="gcForest", **levels), args.timeout, log, args.json)
                 run(dict(base, model="RF", n_trees=args.fashion_rf_trees), args.timeout, log, args.json)
                 continue
