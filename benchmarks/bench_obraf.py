@@ -217,7 +217,7 @@ def summarize(paths, tables_dir, keep=None):
         for m, r, l in sorted(zip(table.columns, ranks, lec), key=lambda t: t[1]):
             print(f"| {m} | {r:.2f} | {'-' if l is None else f'{l:.2f}'} |")
     base = "RaF"
-    pairs = [(m, base) for m in models if m != base]
+    pairs = [(m, base) for m in models if m != base] if base in models else []
     pairs += [(a, b) for a, b in (("obRFL", "obRF"), ("obRFL", "RFL"), ("obRFL-tuned", "obRF"),
                                   ("obRFL-tuned", "RFL-tuned"), ("obRaF(H)", "obRaF(L)"), ("obRaF(H)", "obRaF(M)"))
               if a in models and b in models]
