@@ -111,7 +111,7 @@ def load(experiment, seed, n_slice=None):
     return X_tr, y_tr, X_te, y_te
 
 
-def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None):
+def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None, scan_trees=None):
     from forestzoo import CascadeForestClassifier, GCForestClassifier, RandomForestClassifier
     from forestzoo.deep import MultiGrainedScanner
 
@@ -124,7 +124,8 @@ def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_tree
         return MultiGrainedScanner(**{k: FASHION[k] for k in keys}, n_estimators=FASHION["scan_n_estimators"],
                                    n_jobs=n_jobs, random_state=seed)
     if model == "gcForest-leaf1":
-        return GCForestClassifier(**ORL_LEAF1, n_jobs=n_jobs, random_state=seed)
+        params = ORL_LEAF1 if scan_trees is None else dict(ORL_LEAF1, scan_n_estimators=scan_trees)
+        return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
     params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
     if max_levels is not None:
         params = dict(params, max_levels=max_levels)
@@ -142,7 +143,7 @@ def worker(spec):
 
     RandomForestClassifier(n_estimators=2).fit(X_tr[:200], y_tr[:200]).predict(X_te[:10])
     model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"),
-                 spec.get("max_levels"), spec.get("cascade_trees"))
+                 spec.get("max_levels"), spec.get("cascade_trees"), spec.get("scan_trees"))
     cpu0, t0 = H._cpu_s(), time.perf_counter()
     if spec["model"] == "scanning":
         model.fit_transform(X_tr, y_tr)
@@ -252,6 +253,8 @@ def parse_args(argv):
     p.add_argument("--seeds", default="0", help="comma-separated random seeds (ORL: also the split)")
     p.add_argument("--orl-models", default="gcForest,gcForest-leaf1",
                    help="deep models of the face experiments (ORL, Yale)")
+    p.add_argument("--leaf1-scan-trees", type=int, default=None,
+                   help="scanning trees per forest of gcForest-leaf1 (default: ORL_LEAF1's 30)")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--fashion-rf-trees", type=int, default=500)
     p.add_argument("--fashion-max-levels", type=int, default=None,
@@ -290,6 +293,7 @@ def main(argv=None):
     for exp in args.experiments:
         for seed in args.seeds:
             base = dict(experiment=exp, seed=seed, n_jobs=args.n_jobs)
+            extra = {} if args.leaf1_scan_trees is None else {"scan_trees": args.leaf1_scan_trees}
             if exp == "fashion-memory":
                 for n in (5000, 10000):
                     run(dict(base, model="scanning", n_slice=n), args.timeout, log, args.json)
@@ -306,7 +310,8 @@ def main(argv=None):
             deep_models = ["CascadeForest"] if exp == "letter" else ["gcForest", "CascadeForest"] \
                 if exp == "digits" else args.orl_models.split(",") if _face(exp) else ["gcForest"]
             for model in deep_models:
-                deep = run(dict(base, model=model), args.timeout, log, args.json)
+                deep = run(dict(base, model=model, **(extra if model == "gcForest-leaf1" else {})), args.timeout,
+                           log, args.json)
                 if deep.get("status") == "ok" and not any(
                         r["experiment"] == exp and r["model"] == "RF" and r["seed"] == seed
                         and r.get("n_trees") == deep["n_trees"] for r in log):
