@@ -621,13 +621,16 @@ def grow_tree(
         axis_only = fr_int[e, _F_AXIS_ONLY]
         rec[:] = fr_rec[e]
         gain = fr_gain[e]
-        lo = fr_bounds[e, 0]
-        hi = fr_bounds[e, 1]
+        lo = -np.inf
+        hi = np.inf
+        if constrained:
+            lo = fr_bounds[e, 0]
+            hi = fr_bounds[e, 1]
+            fr_bounds[e] = fr_bounds[n_front - 1]
         if e != n_front - 1:
             fr_int[e] = fr_int[n_front - 1]
             fr_rec[e] = fr_rec[n_front - 1]
             fr_gain[e] = fr_gain[n_front - 1]
-            fr_bounds[e] = fr_bounds[n_front - 1]
         n_front -= 1
 
         if use_local:

@@ -151,19 +151,15 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
         if last and n_miss == 0.0:
             break
         c = _sq_cost(n_left, w_left, s_left, n_total, w_total, s_total, q_total, min_samples_leaf, min_weight_leaf)
-        if cst != 0.0 and c < best and not _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
-            c = INF
-        if c < best:  # NaN rows right
+        # the constraint is checked only for a candidate that would win (the rare branch)
+        if c < best and (cst == 0.0 or _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi)):  # NaN rows right
             best = c
             best_bin = MISSING_BIN - 1 if last else b
             best_ml = 1.0 if (n_miss == 0.0 and n_left >= n_total - n_left) else 0.0
         if n_miss > 0.0:  # NaN rows left
             c = _sq_cost(n_left + n_miss, w_left + w_miss, s_left + s_miss, n_total, w_total, s_total, q_total,
                          min_samples_leaf, min_weight_leaf)
-            if cst != 0.0 and c < best and not _means_ok(w_left + w_miss, s_left + s_miss, w_total, s_total, cst,
-                                                          lo, hi):
-                c = INF
-            if c < best:
+            if c < best and (cst == 0.0 or _means_ok(w_left + w_miss, s_left + s_miss, w_total, s_total, cst, lo, hi)):
                 best = c
                 best_bin = MISSING_BIN - 1 if last else b
                 best_ml = 1.0
