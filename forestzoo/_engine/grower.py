@@ -36,7 +36,7 @@ from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample,
-    is_perfect_split, mono_of, reset_record,
+    is_perfect_split, mono_of, mono_stat, reset_record,
 )
 from .splitters.exact import split_exact
 from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
@@ -276,14 +276,6 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, 
     tot_right[0] = n_right
     tot_right[1] = w_right
     return n_left
-
-
-@njit(inline="always")
-def _side_value(s, criterion):
-    """The value a monotonic constraint orders: the mean target, or the proportion of class 1."""
-    if criterion == SQUARED_ERROR:
-        return s[2] / s[1]
-    return s[3] / s[1]
 
 
 @njit(inline="always")
@@ -655,7 +647,8 @@ def grow_tree(
             # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
             # midpoint of the children's values between them; any other split passes lo, hi on
             cst = mono[2 + feature] if feature >= 0 else 0.0
-            middle = 0.5 * (_side_value(pend_tot[0], criterion) + _side_value(pend_tot[1], criterion))
+            k = mono_stat(criterion)
+            middle = 0.5 * (pend_tot[0, k] / pend_tot[0, 1] + pend_tot[1, k] / pend_tot[1, 1])
             pend_bounds[0, 0] = lo
             pend_bounds[0, 1] = hi
             pend_bounds[1, 0] = lo

@@ -80,25 +80,32 @@ def mono_of(mono, f):
 
 
 @njit(inline="always")
-def monotone_ok(left, total, cst, lo, hi, criterion):
-    """Whether a split respects a monotonic constraint (scikit-learn's rule).
+def mono_stat(criterion):
+    """Index of the statistic whose ratio to the weight a monotonic constraint orders:
+    ``sum w y`` (the mean target) for squared error, class 1's weight (its proportion) otherwise."""
+    return 2 if criterion == SQUARED_ERROR else 3
 
-    The children's values -- the mean target, or for two classes the
-    proportion of class 1 -- must both lie in the node's bounds
-    ``[lo, hi]`` and be ordered as ``cst`` says: the left child's value at
-    most the right one's for ``cst = +1`` (increasing), at least for ``-1``.
+
+@njit(inline="always")
+def ratios_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
+    """scikit-learn's monotonic rule on the children's values ``s / w`` (left, and total - left).
+
+    Both must lie in the node's bounds ``[lo, hi]`` and be ordered as ``cst``
+    says: the left value at most the right one for ``cst = +1``
+    (increasing), at least for ``-1``.
     """
-    wl = left[1]
-    wr = total[1] - wl
-    if criterion == SQUARED_ERROR:
-        vl = left[2] / wl
-        vr = (total[2] - left[2]) / wr
-    elif total.shape[0] >= 4:
-        vl = left[3] / wl
-        vr = (total[3] - left[3]) / wr
-    else:  # one class: nothing to order
-        return True
+    vl = s_left / w_left
+    vr = (s_total - s_left) / (w_total - w_left)
     return lo <= vl <= hi and lo <= vr <= hi and (vl - vr) * cst <= 0.0
+
+
+@njit(inline="always")
+def monotone_ok(left, total, cst, lo, hi, criterion):
+    """:func:`ratios_ok` on statistics vectors: the mean target, or for two classes the proportion of class 1."""
+    k = mono_stat(criterion)
+    if k >= total.shape[0]:  # one class: nothing to order
+        return True
+    return ratios_ok(left[1], left[k], total[1], total[k], cst, lo, hi)
 
 
 @njit(inline="always")

@@ -5,7 +5,9 @@ import numpy as np
 from ..._jit import njit
 from ..binning import MISSING_BIN
 from ..criteria import SQUARED_ERROR
-from ._common import INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, scan_sorted
+from ._common import (
+    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, ratios_ok, scan_sorted,
+)
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
 # codes is cheaper than clearing and scanning 256 bins (DESIGN.md, memory order).
@@ -99,14 +101,6 @@ def _sq_cost(n_left, w_left, s_left, n_total, w_total, s_total, q_total, min_sam
     return q_total - (s_left * s_left / w_left + s_right * s_right / w_right)
 
 
-@njit(inline="always")
-def _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
-    """:func:`._common.monotone_ok` for squared error, on scalars."""
-    vl = s_left / w_left
-    vr = (s_total - s_left) / (w_total - w_left)
-    return lo <= vl <= hi and lo <= vr <= hi and (vl - vr) * cst <= 0.0
-
-
 @njit
 def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec, cst, lo, hi):
     """:func:`split_histogram` for squared error (histograms of three statistics).
@@ -120,7 +114,7 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
     records the larger side.  Written on scalars: the generic loop passes
     statistics vectors to inlined helpers, and Numba then updates their
     reference counts once per bin.  ``cst, lo, hi`` as in
-    :func:`._common.monotone_ok`, on the children's means.
+    :func:`._common.ratios_ok`, on the children's means.
     """
     n_total = total[0]
     w_total = total[1]
@@ -152,14 +146,14 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
             break
         c = _sq_cost(n_left, w_left, s_left, n_total, w_total, s_total, q_total, min_samples_leaf, min_weight_leaf)
         # the constraint is checked only for a candidate that would win (the rare branch)
-        if c < best and (cst == 0.0 or _means_ok(w_left, s_left, w_total, s_total, cst, lo, hi)):  # NaN rows right
+        if c < best and (cst == 0.0 or ratios_ok(w_left, s_left, w_total, s_total, cst, lo, hi)):  # NaN rows right
             best = c
             best_bin = MISSING_BIN - 1 if last else b
             best_ml = 1.0 if (n_miss == 0.0 and n_left >= n_total - n_left) else 0.0
         if n_miss > 0.0:  # NaN rows left
             c = _sq_cost(n_left + n_miss, w_left + w_miss, s_left + s_miss, n_total, w_total, s_total, q_total,
                          min_samples_leaf, min_weight_leaf)
-            if c < best and (cst == 0.0 or _means_ok(w_left + w_miss, s_left + s_miss, w_total, s_total, cst, lo, hi)):
+            if c < best and (cst == 0.0 or ratios_ok(w_left + w_miss, s_left + s_miss, w_total, s_total, cst, lo, hi)):
                 best = c
                 best_bin = MISSING_BIN - 1 if last else b
                 best_ml = 1.0
