@@ -131,6 +131,8 @@ def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_tree
         params = dict(params, max_levels=max_levels)
     if cascade_trees is not None:
         params = dict(params, n_estimators=cascade_trees)
+    if scan_trees is not None:
+        params = dict(params, scan_n_estimators=scan_trees)
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
 
@@ -262,6 +264,9 @@ def parse_args(argv):
     p.add_argument("--fashion-cascade-trees", type=int, default=None,
                    help="trees per cascade forest and fold of the fashion run's gcForest (default: FASHION's "
                         "n_estimators)")
+    p.add_argument("--fashion-scan-trees", type=int, default=None,
+                   help="trees per scanning forest and fold of the fashion run's gcForest (default: FASHION's "
+                        "scan_n_estimators)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
@@ -302,6 +307,8 @@ def main(argv=None):
                 levels = {} if args.fashion_max_levels is None else {"max_levels": args.fashion_max_levels}
                 if args.fashion_cascade_trees is not None:
                     levels["cascade_trees"] = args.fashion_cascade_trees
+                if args.fashion_scan_trees is not None:
+                    levels["scan_trees"] = args.fashion_scan_trees
                 run(dict(base, model="gcForest", **levels), args.timeout, log, args.json)
                 run(dict(base, model="RF", n_trees=args.fashion_rf_trees), args.timeout, log, args.json)
                 continue
