@@ -293,14 +293,14 @@ def test_mean_vector_averages_forests():
     assert_allclose(mean_vector(v, 2), [[0.6, 0.4]])
 
 
-def test_fold_forests_keep_leaf_values_only():
-    # a cascade only predicts with its fold forests: their trees drop the internal nodes' value rows
-    from forestzoo._engine.tree import LeafValueTree
+def test_fold_forests_keep_only_what_prediction_reads():
+    # a cascade only predicts with its fold forests: their trees keep the compact table and leaf codes
+    from forestzoo._engine.tree import PredictionTree
 
     X, y = load_iris(return_X_y=True)
     clf = CascadeForestClassifier(n_estimators=4, max_levels=2, random_state=0).fit(X, y)
     trees = [e.tree_ for level in clf.levels_ for f in level.forests for fold in f.estimators_ for e in fold.estimators_]
-    assert trees and all(isinstance(t, LeafValueTree) for t in trees)
+    assert trees and all(isinstance(t, PredictionTree) for t in trees)
     # one row per impure leaf; the pure ones keep only their class in leaf_row
     assert all(t.leaf_values.shape[1] == 3 and (t.leaf_row != -1).sum() == t.n_leaves for t in trees)
     assert sum(t.leaf_values.shape[0] for t in trees) < sum(t.n_leaves for t in trees) / 2

@@ -123,8 +123,8 @@ def test_max_window_samples_bounds_the_training_instances():
     scan = MultiGrainedScanner(window_sizes=[2], image_shape=(6, 9), n_estimators=2, max_window_samples=150,
                                random_state=0).fit(X, y)
     completely_random = scan.grains_[0].forests[1]
-    # no bootstrap in completely-random forests: a root sees every training instance
-    assert [e.estimators_[0].tree_.nodes["n_samples"][0] for e in completely_random.estimators_] == [150] * 3
+    # each fold forest was fitted on 150 windows (its trees keep no sample counts: prediction trees)
+    assert [e._n_samples_fit for e in completely_random.estimators_] == [150] * 3
 
 
 def test_fit_transform_is_out_of_fold():

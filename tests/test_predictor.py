@@ -6,8 +6,12 @@ import numpy as np
 from numpy.testing import assert_array_equal
 from sklearn.datasets import make_classification
 
-from forestzoo import ExtraTreesRegressor, RandomForestClassifier
-from forestzoo._engine.tree import COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, Tree, apply_tree, compact_nodes
+import pytest
+
+from forestzoo import ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
+from forestzoo._engine.tree import (
+    COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_tree, compact_nodes,
+)
 
 
 def _full_apply(tree, X):
@@ -83,7 +87,8 @@ def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values()
                    ExtraTreesRegressor(8, random_state=0).fit(X, y + np.nan_to_num(X[:, 0]).clip(-3, 3))):
         full = [e.tree_ for e in forest.estimators_]
         before = forest.predict_proba(X) if hasattr(forest, "predict_proba") else forest.predict(X)
-        forest._keep_leaf_values_only()
+        for est in forest.estimators_:
+            est.tree_ = LeafValueTree(est.tree_)
         after = forest.predict_proba(X) if hasattr(forest, "predict_proba") else forest.predict(X)
         assert_array_equal(before, after)
         for est, tree in zip(forest.estimators_, full):
@@ -102,9 +107,73 @@ def test_leaf_value_tree_predicts_bit_identically_and_rebuilds_internal_values()
             assert_array_equal(slim.apply(X), tree.apply(X))
             # internal rows are the weighted means of their children: the grower's values up to rounding
             np.testing.assert_allclose(slim.values, tree.values, rtol=1e-12, atol=1e-12)
-        forest._keep_leaf_values_only()  # a second call leaves converted trees alone
-        assert all((e.tree_.leaf_row != -1).sum() == t.n_leaves for e, t in zip(forest.estimators_, full))
     assert kinds == {True, False}  # pure and impure leaves were both converted
+
+
+def _forests_with_nan():
+    X, y = _nan_data()
+    return X, (RandomForestClassifier(8, random_state=0).fit(X, y),
+               RandomForestClassifier(8, min_samples_leaf=5, random_state=0).fit(X, y),  # impure leaves
+               ExtraTreesRegressor(8, random_state=0).fit(X, y + np.nan_to_num(X[:, 0]).clip(-3, 3)))
+
+
+def test_prediction_tree_predicts_bit_identically_and_keeps_the_structure():
+    X, forests = _forests_with_nan()
+    for forest in forests:
+        full = [e.tree_ for e in forest.estimators_]
+        predict = forest.predict_proba if hasattr(forest, "predict_proba") else forest.predict
+        before, leaves = predict(X), forest.apply(X)
+        path, ptr = forest.decision_path(X[:300])
+        forest._keep_prediction_only()
+        assert_array_equal(predict(X), before)
+        assert_array_equal(forest.apply(X), leaves)
+        path2, ptr2 = forest.decision_path(X[:300])
+        assert_array_equal(ptr2, ptr)
+        assert (path2 != path).nnz == 0
+        for est, tree in zip(forest.estimators_, full):
+            slim = est.tree_
+            assert isinstance(slim, PredictionTree)
+            assert_array_equal(slim.predict(X), tree.predict(X))
+            # the stored bytes: the 16-byte table, a 4-byte leaf code, and the impure leaves' rows only
+            stored = slim.cnodes.nbytes + slim.leaf_row.nbytes + slim.leaf_values.nbytes
+            assert stored == 20 * tree.node_count + slim.leaf_values.nbytes
+            assert "nodes" not in slim.__dict__ and "values" not in slim.__dict__
+            assert (slim.node_count, slim.n_leaves, slim.max_depth, slim.n_values) == (
+                tree.node_count, tree.n_leaves, tree.max_depth, tree.n_values)
+            # the structure is exact; the thresholds are the float32 ones the walk compares with
+            a, b = slim.nodes, tree.nodes
+            internal = b["left"] != -1
+            for name in ("left", "right", "depth", "oblique"):
+                assert_array_equal(a[name], b[name])
+            assert_array_equal(a["feature"][internal], b["feature"][internal])
+            assert_array_equal(a["missing_left"][internal], b["missing_left"][internal])
+            t32 = a["threshold"][internal]
+            assert np.all(t32 <= b["threshold"][internal]) and np.all(t32.astype(np.float32) == t32)
+            assert_array_equal(slim.apply(X), _full_apply(tree, X))
+            # what is not kept says so
+            assert (a["n_samples"] == -1).all() and np.isnan(a["impurity"]).all()
+            assert_array_equal(slim.values[~internal], tree.values[~internal])
+            assert np.isnan(slim.values[internal]).all()
+            with pytest.raises(ValueError, match="feature importances are not available"):
+                slim.compute_feature_importances()
+        forest._keep_prediction_only()  # a second call leaves converted trees alone
+        assert all(isinstance(e.tree_, PredictionTree) for e in forest.estimators_)
+        with pytest.raises(ValueError, match="feature importances are not available"):
+            forest.feature_importances_
+
+
+def test_oblique_trees_keep_their_records():
+    X, y = _nan_data(n_classes=3)
+    X = np.nan_to_num(X)
+    forest = RotationForestClassifier(n_estimators=3, random_state=0).fit(X, y)
+    tree = forest.estimators_[0].tree_
+    assert tree.obl_ptr.shape[0] > 1
+    with pytest.raises(ValueError, match="axis-aligned trees only"):
+        PredictionTree(tree)
+    before = forest.predict_proba(X)
+    forest._keep_prediction_only()
+    assert all(type(e.tree_) is LeafValueTree for e in forest.estimators_)
+    assert_array_equal(forest.predict_proba(X), before)
 
 
 def test_leaf_value_tree_pickles_and_saves(tmp_path):
@@ -113,12 +182,17 @@ def test_leaf_value_tree_pickles_and_saves(tmp_path):
     from forestzoo.io import load, save
 
     X, y = _nan_data(n_classes=3)
-    forest = RandomForestClassifier(4, random_state=1).fit(X, y)._keep_leaf_values_only()
+    forest = RandomForestClassifier(4, random_state=1).fit(X, y)
+    for est in forest.estimators_[:2]:
+        est.tree_ = LeafValueTree(est.tree_)
+    forest._keep_prediction_only()  # the other two become prediction trees
+    assert [type(e.tree_) for e in forest.estimators_] == [LeafValueTree] * 2 + [PredictionTree] * 2
     expected = forest.predict_proba(X)
     assert_array_equal(pickle.loads(pickle.dumps(forest)).predict_proba(X), expected)
     save(forest, tmp_path / "rf.fz")
     loaded = load(tmp_path / "rf.fz")
-    assert isinstance(loaded.estimators_[0].tree_, LeafValueTree)
+    assert [type(e.tree_) for e in loaded.estimators_] == [LeafValueTree] * 2 + [PredictionTree] * 2
+    assert_array_equal(loaded.estimators_[3].tree_.cnodes, forest.estimators_[3].tree_.cnodes)
     assert_array_equal(loaded.predict_proba(X), expected)
 
 

@@ -366,6 +366,11 @@ class Tree:
     def _side(self):
         return self.obl_ptr, self.obl_feature, self.obl_weight
 
+    @property
+    def walk_nodes(self):
+        """The node records the compiled walk reads (only oblique nodes' thresholds; see :func:`_child`)."""
+        return self.nodes
+
     # -- scikit-learn's ``Tree`` attribute names ---------------------------
     # Read-only views under the names scikit-learn's ``tree_`` uses, so that
     # code written for it (``sklearn.tree.export_graphviz``, tree walkers,
@@ -458,7 +463,7 @@ class Tree:
     def apply(self, X):
         """Leaf index of every row of ``X``."""
         out = np.empty(X.shape[0], dtype=np.intp)
-        apply_compact(X, self.compact, self.nodes, *self._side(), out)
+        apply_compact(X, self.compact, self.walk_nodes, *self._side(), out)
         return out
 
     def predict(self, X):
@@ -504,6 +509,21 @@ class Tree:
         return imp
 
 
+def _leaf_codes(tree):
+    """``(leaf_row, leaf_values)`` of :class:`LeafValueTree` for the full tree ``tree``."""
+    leaf = np.flatnonzero(tree.nodes["left"] == TREE_LEAF)
+    rows = tree.values[leaf]
+    n_values = rows.shape[1]
+    if n_values >= 2:  # class proportions: a pure leaf's row is one-hot
+        one_hot = ((rows == 1.0).sum(axis=1) == 1) & ((rows == 0.0).sum(axis=1) == n_values - 1)
+    else:
+        one_hot = np.zeros(leaf.shape[0], dtype=bool)
+    leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
+    leaf_row[leaf[one_hot]] = -2 - np.argmax(rows[one_hot], axis=1).astype(np.int32)
+    leaf_row[leaf[~one_hot]] = np.arange(int((~one_hot).sum()), dtype=np.int32)
+    return leaf_row, np.ascontiguousarray(rows[~one_hot])
+
+
 class LeafValueTree(Tree):
     """A :class:`Tree` that stores value rows for its impure leaves only.
 
@@ -531,20 +551,10 @@ class LeafValueTree(Tree):
     """
 
     def __init__(self, tree):  # not Tree.__init__: it assigns ``values``, a read-only property here
-        leaf = np.flatnonzero(tree.nodes["left"] == TREE_LEAF)
         self.nodes = tree.nodes
         self.n_features = tree.n_features
         self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
-        rows = tree.values[leaf]
-        n_values = rows.shape[1]
-        if n_values >= 2:  # class proportions: a pure leaf's row is one-hot
-            one_hot = ((rows == 1.0).sum(axis=1) == 1) & ((rows == 0.0).sum(axis=1) == n_values - 1)
-        else:
-            one_hot = np.zeros(leaf.shape[0], dtype=bool)
-        self.leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
-        self.leaf_row[leaf[one_hot]] = -2 - np.argmax(rows[one_hot], axis=1).astype(np.int32)
-        self.leaf_row[leaf[~one_hot]] = np.arange(int((~one_hot).sum()), dtype=np.int32)
-        self.leaf_values = np.ascontiguousarray(rows[~one_hot])
+        self.leaf_row, self.leaf_values = _leaf_codes(tree)
         compact = tree.__dict__.get("_compact")  # the prediction layout depends on the nodes only: keep it
         if compact is not None:
             self.__dict__["_compact"] = compact
@@ -572,3 +582,112 @@ class LeafValueTree(Tree):
     def predict(self, X):
         """``values`` of the leaf each row reaches, shape (n_samples, n_values)."""
         return self._leaf_rows(self.leaf_row[self.apply(X)])
+
+
+_NO_NODES = np.zeros(0, dtype=NODE_DTYPE)
+
+
+@njit
+def _depths(left, right, depth):
+    """Depth of every node from the child links (children follow their parents)."""
+    depth[0] = 0
+    for k in range(left.shape[0]):
+        if left[k] != TREE_LEAF:
+            depth[left[k]] = depth[k] + 1
+            depth[right[k]] = depth[k] + 1
+
+
+class PredictionTree(LeafValueTree):
+    """An axis-aligned :class:`LeafValueTree` that keeps only what prediction reads: 20 bytes a node.
+
+    A fitted tree's 64-byte node records hold what inspection and
+    refitting need (float64 thresholds, sample counts and weights,
+    impurities, improvements, depths); prediction walks the 16-byte compact
+    table alone (:func:`compact_table`), plus the 4-byte ``leaf_row`` of
+    :class:`LeafValueTree`.  This tree stores only those two and the impure
+    leaves' value rows: a fully grown 10-class tree takes about a quarter of
+    a :class:`LeafValueTree`'s bytes.  Predictions are bit-identical (the
+    compact table is what the walk already read).
+
+    Meant for forests that are only predicted with once fitted, such as the
+    fold forests of a cascade (:mod:`forestzoo.deep`).  What it cannot
+    give back, it says so:
+
+    * ``nodes`` is rebuilt on access from the compact table: the structure
+      (children, features, NaN directions, depths) is exact; ``threshold``
+      is the float32 threshold the walk compares float32 inputs with (same
+      decisions; the float64 midpoint is not kept); ``n_samples`` is -1 and
+      ``weighted_n_samples``, ``impurity`` and ``improvement`` are NaN;
+    * ``values`` has the leaves' rows and NaN rows for internal nodes;
+    * :meth:`compute_feature_importances` raises ``ValueError``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A full, axis-aligned tree (no oblique node) with the grower's values.
+    """
+
+    def __init__(self, tree):  # not Tree.__init__: ``nodes`` and ``values`` are read-only properties here
+        if tree.obl_ptr.shape[0] > 1:
+            raise ValueError("PredictionTree holds axis-aligned trees only; this tree has oblique nodes.")
+        self.n_features = tree.n_features
+        self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
+        self.leaf_row, self.leaf_values = _leaf_codes(tree)
+        self.cnodes = tree.compact  # stored (and pickled): it is the tree
+
+    # -- structure, from the compact table --------------------------------
+    @property
+    def compact(self):
+        return self.cnodes
+
+    @property
+    def walk_nodes(self):
+        return _NO_NODES  # axis-aligned: the walk reads no node record
+
+    def invalidate(self):
+        """Nothing is derived: a prediction tree is not edited in place."""
+
+    def __getstate__(self):
+        return dict(self.__dict__)
+
+    @property
+    def node_count(self):
+        return int(self.cnodes.shape[0] // 4)
+
+    @property
+    def n_leaves(self):
+        c = self.cnodes.reshape(-1, 4)
+        return int(np.count_nonzero(c[:, 2] == np.arange(c.shape[0])))
+
+    @property
+    def nodes(self):
+        """Records rebuilt from the compact table; statistics are not kept (see the class docstring)."""
+        c = self.cnodes.reshape(-1, 4)
+        n = c.shape[0]
+        leaf = c[:, 2] == np.arange(n)  # a leaf points to itself; a child always follows its parent
+        nodes = np.zeros(n, dtype=NODE_DTYPE)
+        nodes["left"] = np.where(leaf, TREE_LEAF, c[:, 2])
+        nodes["right"] = np.where(leaf, TREE_LEAF, np.abs(c[:, 3]))
+        nodes["feature"] = np.where(leaf, -1, c[:, 0])
+        nodes["oblique"] = -1
+        nodes["threshold"] = np.where(leaf, 0.0, self.cnodes.view(np.float32).reshape(-1, 4)[:, 1])
+        nodes["missing_left"] = (~leaf) & (c[:, 3] < 0)
+        nodes["n_samples"] = -1
+        for name in ("weighted_n_samples", "impurity", "improvement"):
+            nodes[name] = np.nan
+        depth = np.zeros(n, dtype=np.int32)
+        if n:
+            _depths(nodes["left"], nodes["right"], depth)
+        nodes["depth"] = depth
+        return nodes
+
+    @property
+    def values(self):
+        """The leaves' rows; internal nodes' rows are NaN (their weights are not kept)."""
+        out = self._leaf_rows(self.leaf_row)
+        out[self.leaf_row == -1] = np.nan
+        return out
+
+    def compute_feature_importances(self, normalize=True):
+        raise ValueError("This tree keeps only what prediction reads (a PredictionTree, e.g. a cascade's fold "
+                         "forest): impurity decreases were not kept, so feature importances are not available.")

@@ -76,8 +76,8 @@ class Grain:
             for forest in self.forests:
                 est = clone(forest.template).set_params(random_state=int(rng.randint(_MAX_SEED)))
                 est.fit(wins, y[train][owner], sample_weight=sample_weight[train][owner])
-                if hasattr(est, "_keep_leaf_values_only"):  # only predicted with from here on
-                    est._keep_leaf_values_only()
+                if hasattr(est, "_keep_prediction_only"):  # only predicted with from here on
+                    est._keep_prediction_only()
                 forest.estimators_.append(est)
                 fold_estimators.append(est)
             del wins, owner

@@ -20,7 +20,9 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
-from .._engine.tree import LeafValueTree, Tree, accumulate_compact, accumulate_compact_leaves, apply_compact
+from .._engine.tree import (
+    LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves, apply_compact,
+)
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ..tree._builder import grow, prepare_data, resolve_max_features
@@ -167,16 +169,22 @@ class BaseForest(EngineEstimator):
             est.n_classes_ = self.n_classes_
         return est
 
-    def _keep_leaf_values_only(self):
-        """Store every tree as a :class:`LeafValueTree`: same predictions, about half the value rows.
+    def _keep_prediction_only(self):
+        """Store every tree in the least memory that predicts the same, bit for bit.
 
-        For forests that are only ever predicted with, e.g. the fold forests of
-        a cascade (forestzoo.deep).  Internal nodes' ``values`` stay readable
-        (rebuilt on access).
+        For forests that are only ever predicted with from now on, e.g. the fold
+        forests of a cascade (forestzoo.deep).  An axis-aligned tree becomes a
+        :class:`PredictionTree` (the 16-byte prediction table, a leaf code and
+        the impure leaves' value rows: ~20 bytes a node instead of ~84); its
+        node statistics (sample counts, impurities, float64 thresholds) are
+        dropped, so feature importances are no longer available.  A tree with
+        oblique nodes becomes a :class:`LeafValueTree` (internal nodes'
+        ``values`` rebuilt on access).
         """
         for est in self.estimators_:
             if type(est.tree_) is Tree:
-                est.tree_ = LeafValueTree(est.tree_)
+                t = est.tree_
+                est.tree_ = PredictionTree(t) if t.obl_ptr.shape[0] <= 1 else LeafValueTree(t)
         return self
 
     # -- prediction ---------------------------------------------------------
@@ -201,10 +209,10 @@ class BaseForest(EngineEstimator):
             leaves = np.empty(b - a, dtype=np.intp)
             for t, c in zip(trees, compact):
                 if isinstance(t, LeafValueTree):
-                    accumulate_compact_leaves(X[a:b], c, t.nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
+                    accumulate_compact_leaves(X[a:b], c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
                                               t.obl_feature, t.obl_weight, leaves, block)
                 else:
-                    accumulate_compact(X[a:b], c, t.nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight,
+                    accumulate_compact(X[a:b], c, t.walk_nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight,
                                        leaves, block)
 
         Parallel(n_jobs=n_blocks, require="sharedmem")(
@@ -220,7 +228,7 @@ class BaseForest(EngineEstimator):
 
         def run(j, t):
             col = np.empty(X.shape[0], dtype=np.intp)
-            apply_compact(X, t.compact, t.nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
+            apply_compact(X, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
             out[:, j] = col
 
         Parallel(n_jobs=self.n_jobs, require="sharedmem")(
