@@ -171,6 +171,9 @@ class CascadeForestClassifier(ClassifierMixin, BaseCascadeForest):
     feature_names_in_ : ndarray, when X has string column names
     levels_ : list of CascadeLevel
         The kept levels; ``levels_[i].forests[j].estimators_`` are the fold forests.
+        Their trees keep only what prediction reads (``PredictionTree``, about 20
+        bytes a node): structure and float32 thresholds, but no sample counts or
+        impurities, so a fold forest has no ``feature_importances_``.
     n_levels_ : int
     level_scores_ : ndarray
         Out-of-fold accuracy of every grown level, including the dropped ones.

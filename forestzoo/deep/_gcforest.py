@@ -83,7 +83,9 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
         The fitted scanning, one per window size.
     window_shapes_ : list of (int, int)
     levels_ : list of list of CascadeLevel
-        The kept levels, each a list of grades (one per grain).
+        The kept levels, each a list of grades (one per grain).  As in
+        :class:`CascadeForestClassifier`, the fold forests' trees keep only
+        what prediction reads (no sample counts, impurities or importances).
     n_levels_ : int
     level_scores_ : ndarray
         Out-of-fold accuracy of the last grade of every grown level.

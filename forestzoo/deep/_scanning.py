@@ -174,7 +174,8 @@ class MultiGrainedScanner(TransformerMixin, EngineEstimator):
     feature_names_in_ : ndarray, when X has string column names
     grains_ : list of Grain
         Per window size: ``window`` (h, w), ``n_windows`` and ``forests``
-        (each with its fold forests in ``estimators_``).
+        (each with its fold forests in ``estimators_``, whose trees keep only
+        what prediction reads, as a cascade's do).
     window_shapes_ : list of (int, int)
     n_features_out_ : int
 
