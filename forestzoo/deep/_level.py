@@ -122,7 +122,8 @@ class KFoldEstimator:
             est.fit(X[train], y[train], sample_weight=None if sample_weight is None else sample_weight[train])
             oof[test] = self._vector(est, X[test])
             # from here on the fold forest is only predicted with: it keeps only what prediction reads
-            # (the compact node table and the impure leaves' rows, ~20 bytes a node instead of ~150)
+            # (the 16-byte prediction table, a leaf code and the impure leaves' rows: ~20 bytes a node,
+            # against the fitted tree's 64-byte record, prediction table and value row per node)
             if hasattr(est, "_keep_prediction_only"):
                 est._keep_prediction_only()
             estimators.append(est)
