@@ -57,6 +57,10 @@ FACES = {"orl": "orl_faces", "yale": "yale_faces"}
 #: 500, for memory first: a fully grown completely-random tree on 40,000 fashion images has ~46,000
 #: nodes (6.4 MB with its 10-class value array), so one level of 3 grades x 3 folds x (2 RF + 2 CRF)
 #: x 20 trees holds ~2.6 GB of trees, and up to max_levels=4 levels are kept while growing.
+#: Those sizes date from before the fold forests kept prediction tables only (~20 bytes a node, see
+#: docs/benchmarks/deep.md); they stay the defaults so that the earlier runs' commands still mean what
+#: they meant.  The larger runs of docs/results/gcforest.md pass --fashion-scan-trees and
+#: --fashion-cascade-trees.
 FASHION = dict(window_sizes=[1 / 16, 1 / 9, 1 / 4], image_shape=(28, 28), stride=2, scan_n_estimators=30,
                max_window_samples=200_000, n_estimators=20, max_levels=4, n_tolerant_rounds=1)
 DIGITS = dict(window_sizes=[3, 4, 6], image_shape=(8, 8), stride=1, scan_n_estimators=100, n_estimators=100)
