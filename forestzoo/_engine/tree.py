@@ -644,20 +644,13 @@ class PredictionTree(LeafValueTree):
     def walk_nodes(self):
         return _NO_NODES  # axis-aligned: the walk reads no node record
 
-    def invalidate(self):
-        """Nothing is derived: a prediction tree is not edited in place."""
-
-    def __getstate__(self):
-        return dict(self.__dict__)
-
     @property
     def node_count(self):
         return int(self.cnodes.shape[0] // 4)
 
     @property
     def n_leaves(self):
-        c = self.cnodes.reshape(-1, 4)
-        return int(np.count_nonzero(c[:, 2] == np.arange(c.shape[0])))
+        return int(np.count_nonzero(self.leaf_row != -1))  # every leaf has a row or a class code
 
     @property
     def nodes(self):
