@@ -509,21 +509,6 @@ class Tree:
         return imp
 
 
-def _leaf_codes(tree):
-    """``(leaf_row, leaf_values)`` of :class:`LeafValueTree` for the full tree ``tree``."""
-    leaf = np.flatnonzero(tree.nodes["left"] == TREE_LEAF)
-    rows = tree.values[leaf]
-    n_values = rows.shape[1]
-    if n_values >= 2:  # class proportions: a pure leaf's row is one-hot
-        one_hot = ((rows == 1.0).sum(axis=1) == 1) & ((rows == 0.0).sum(axis=1) == n_values - 1)
-    else:
-        one_hot = np.zeros(leaf.shape[0], dtype=bool)
-    leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
-    leaf_row[leaf[one_hot]] = -2 - np.argmax(rows[one_hot], axis=1).astype(np.int32)
-    leaf_row[leaf[~one_hot]] = np.arange(int((~one_hot).sum()), dtype=np.int32)
-    return leaf_row, np.ascontiguousarray(rows[~one_hot])
-
-
 class LeafValueTree(Tree):
     """A :class:`Tree` that stores value rows for its impure leaves only.
 
@@ -552,12 +537,26 @@ class LeafValueTree(Tree):
 
     def __init__(self, tree):  # not Tree.__init__: it assigns ``values``, a read-only property here
         self.nodes = tree.nodes
-        self.n_features = tree.n_features
-        self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
-        self.leaf_row, self.leaf_values = _leaf_codes(tree)
+        self._take_leaves(tree)
         compact = tree.__dict__.get("_compact")  # the prediction layout depends on the nodes only: keep it
         if compact is not None:
             self.__dict__["_compact"] = compact
+
+    def _take_leaves(self, tree):
+        """Keep what this and :class:`PredictionTree` share of ``tree``: feature count, side arrays, leaf codes."""
+        self.n_features = tree.n_features
+        self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
+        leaf = np.flatnonzero(tree.nodes["left"] == TREE_LEAF)
+        rows = tree.values[leaf]
+        n_values = rows.shape[1]
+        if n_values >= 2:  # class proportions: a pure leaf's row is one-hot
+            one_hot = ((rows == 1.0).sum(axis=1) == 1) & ((rows == 0.0).sum(axis=1) == n_values - 1)
+        else:
+            one_hot = np.zeros(leaf.shape[0], dtype=bool)
+        leaf_row = np.full(tree.node_count, -1, dtype=np.int32)
+        leaf_row[leaf[one_hot]] = -2 - np.argmax(rows[one_hot], axis=1).astype(np.int32)
+        leaf_row[leaf[~one_hot]] = np.arange(int((~one_hot).sum()), dtype=np.int32)
+        self.leaf_row, self.leaf_values = leaf_row, np.ascontiguousarray(rows[~one_hot])
 
     @property
     def n_values(self):
@@ -630,9 +629,7 @@ class PredictionTree(LeafValueTree):
     def __init__(self, tree):  # not Tree.__init__: ``nodes`` and ``values`` are read-only properties here
         if tree.obl_ptr.shape[0] > 1:
             raise ValueError("PredictionTree holds axis-aligned trees only; this tree has oblique nodes.")
-        self.n_features = tree.n_features
-        self.obl_ptr, self.obl_feature, self.obl_weight = tree.obl_ptr, tree.obl_feature, tree.obl_weight
-        self.leaf_row, self.leaf_values = _leaf_codes(tree)
+        self._take_leaves(tree)
         self.cnodes = tree.compact  # stored (and pickled): it is the tree
 
     # -- structure, from the compact table --------------------------------
