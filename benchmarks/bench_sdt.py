@@ -132,13 +132,18 @@ SDT_HEADER = ("| dataset | train | depth | model | CART acc % | SDT acc % | diff
 
 def run_haar(args):
     rows = []
+    haar_sdt = {}
+    if args.haar_sdt is not None:
+        c, alpha, frac, n0 = (float(v) for v in args.haar_sdt.split(","))
+        haar_sdt = dict(sdt_C=int(c), sdt_alpha=int(alpha), sdt_min_features_fraction=frac, sdt_n0=int(n0))
     for name in args.datasets:
         Xtr, ytr, Xte, yte, note = load(name, args.max_train)
         HaarTreeClassifier(max_depth=2, random_state=0).fit(Xtr[:300], ytr[:300])  # warm-up (compilation)
         for depth in args.depths:
-            cart = DecisionTreeClassifier(max_depth=depth, random_state=args.seed)
+            cart = DecisionTreeClassifier(max_depth=depth, criterion=args.criterion, random_state=args.seed)
             t_cart = fit_timed(cart, Xtr, ytr)
-            haar = HaarTreeClassifier(max_depth=depth, random_state=args.seed, n_jobs=args.n_jobs)
+            haar = HaarTreeClassifier(max_depth=depth, criterion=args.criterion, random_state=args.seed,
+                                      n_jobs=args.n_jobs, **haar_sdt)
             w0 = time.perf_counter()
             t_haar = fit_timed(haar, Xtr, ytr)
             w_haar = time.perf_counter() - w0
@@ -174,6 +179,11 @@ def main(argv=None):
                    help="SDT trees per setting (random_state seed, seed + 1, ...); accuracy as mean ± std, "
                         "evaluations and fit time as means")
     p.add_argument("--n-jobs", type=int, default=1, help="threads of the Haar tree's split search")
+    p.add_argument("--criterion", default="gini", choices=("gini", "entropy"),
+                   help="haar: the criterion of both the Haar tree and the CART tree")
+    p.add_argument("--haar-sdt", default=None,
+                   help="haar: the Haar tree's SDT setting C,alpha,min_features_fraction,n0 instead of the "
+                        "defaults; min_features_fraction 1 searches every Haar feature on every row (exact)")
     args = p.parse_args(argv)
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     print(f"# bench_sdt.py {' '.join(sys.argv[1:])}  ({stamp}, {platform.node()}, python {platform.python_version()})")
