@@ -1,0 +1,137 @@
+"""Fit time of one estimator in two checkouts of forestzoo, alternated in the same processes.
+
+Timing two commits in separate processes on this 2-core machine mixes the
+change with the process: a fit's time moves by up to ~10 % from one process
+to the next (load addresses of the compiled kernels, memory placement), which
+is as large as the engine regressions worth finding.  This script copies the
+``forestzoo`` package of each checkout under its own name (``fz_a``, ``fz_b``)
+into a temporary directory, imports both into one process, warms both up and
+alternates their fits (a, b, b, a, ...), then reports the per-pair time ratio
+b / a.  It does that in ``--processes`` fresh processes, so the spread between
+processes is shown beside the ratio within each.
+
+    python benchmarks/compare_checkouts.py /tmp/wt_old . --estimator DecisionTreeRegressor \\
+        --params splitter=hist --data regression --rows 50000 --features 30 --pairs 8 --processes 5
+
+Each copy compiles into its own Numba cache on first use (a minute or more per
+checkout); the warm-up fit is not timed.  CPU time (``time.process_time``) is
+measured, so use ``n_jobs=1`` estimators (the default here).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+NAMES = ("fz_a", "fz_b")
+
+
+def copy_package(checkout, name, dest):
+    """Copy ``checkout/forestzoo`` to ``dest/name``, renaming its absolute imports."""
+    src = os.path.join(checkout, "forestzoo")
+    if not os.path.isdir(src):
+        raise SystemExit(f"{checkout!r} has no forestzoo/ package")
+    target = os.path.join(dest, name)
+    shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__"))
+    pattern = re.compile(r"\bforestzoo\b")
+    for root, _, files in os.walk(target):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(root, f)
+                with open(path) as fh:
+                    text = fh.read()
+                with open(path, "w") as fh:
+                    fh.write(pattern.sub(name, text))
+
+
+def make_data(kind, rows, features, seed):
+    from sklearn.datasets import make_classification, make_regression
+
+    if kind == "regression":
+        X, y = make_regression(n_samples=rows, n_features=features, noise=1.0, random_state=seed)
+    else:
+        X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features, 20),
+                                   n_classes=2 if kind == "binary" else 10, random_state=seed)
+    return X.astype(np.float32), y
+
+
+def parse_params(items):
+    params = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            params[key] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+def child(args):
+    """One process: both packages, alternated fits; prints one JSON line."""
+    sys.path.insert(0, args.tmp)
+    mods = [__import__(n) for n in NAMES]
+    classes = [getattr(m, args.estimator) for m in mods]
+    params = dict(random_state=0, **parse_params(args.params))
+    X, y = make_data(args.data, args.rows, args.features, args.seed)
+    for cls in classes:
+        cls(**params).fit(X[:500], y[:500])  # warm-up: Numba cache load or compilation
+    times = [[], []]
+    for p in range(args.pairs):
+        order = (0, 1) if p % 2 == 0 else (1, 0)
+        for i in order:
+            t = time.process_time()
+            classes[i](**params).fit(X, y)
+            times[i].append(time.process_time() - t)
+    print(json.dumps(times))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("a", help="checkout A (the reference), a directory holding forestzoo/")
+    p.add_argument("b", help="checkout B")
+    p.add_argument("--estimator", default="DecisionTreeRegressor", help="a class exported by forestzoo")
+    p.add_argument("--params", nargs="*", default=["splitter=hist"], help="key=value (JSON values)")
+    p.add_argument("--data", choices=("regression", "binary", "10-class"), default="regression")
+    p.add_argument("--rows", type=int, default=50_000)
+    p.add_argument("--features", type=int, default=30)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pairs", type=int, default=8, help="alternated fit pairs per process")
+    p.add_argument("--processes", type=int, default=5)
+    p.add_argument("--tmp", help=argparse.SUPPRESS)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child:
+        child(args)
+        return
+    with tempfile.TemporaryDirectory(prefix="fz_compare_") as tmp:
+        for checkout, name in zip((args.a, args.b), NAMES):
+            copy_package(os.path.abspath(checkout), name, tmp)
+        cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
+               "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
+               "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),
+               "--params", *args.params]
+        print(f"# {args.estimator}({' '.join(args.params)}) on {args.data} {args.rows} x {args.features}; "
+              f"A = {args.a}, B = {args.b}; CPU seconds per fit, {args.pairs} alternated pairs per process")
+        print("| process | A best | A median | B best | B median | B / A per pair: median | range |")
+        print("|---|---|---|---|---|---|---|")
+        medians = []
+        for i in range(args.processes):
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            a, b = (np.array(t) for t in json.loads(out.strip().splitlines()[-1]))
+            r = b / a
+            medians.append(np.median(r))
+            print(f"| {i + 1} | {a.min():.4f} | {np.median(a):.4f} | {b.min():.4f} | {np.median(b):.4f} | "
+                  f"{np.median(r):.4f} | {r.min():.4f}-{r.max():.4f} |", flush=True)
+        print(f"\nB / A, median over processes of the per-process medians: {np.median(medians):.4f} "
+              f"(processes: {', '.join(f'{m:.3f}' for m in medians)})")
+
+
+if __name__ == "__main__":
+    main()
