@@ -88,7 +88,7 @@ def fit_timed(model, X, y):
 
 def run_sdt(args):
     rows = []
-    alt = None if args.alt is None else [float(v) for v in args.alt.split(",")]
+    alt = None if args.alt is None else sdt_setting(args.alt)
     for name in args.datasets:
         Xtr, ytr, Xte, yte, note = load(name, args.max_train, args.synthetic_rows)
         # warm-up: compile the kernels outside the timings
@@ -100,8 +100,7 @@ def run_sdt(args):
             a_cart = cart.score(Xte, yte)
             settings = [("SDT", {})]
             if alt is not None:
-                settings.append((f"SDT{tuple(alt)}", dict(sdt_C=int(alt[0]), sdt_alpha=int(alt[1]),
-                                                         sdt_min_features_fraction=alt[2], sdt_n0=int(alt[3]))))
+                settings.append((f"SDT{tuple(float(v) for v in alt.values())}", alt))  # as earlier tables label it
             for label, kw in settings:
                 # SDT is stochastic: --sdt-seeds trees (seeds seed, seed + 1, ...) against the one CART tree
                 acc, evals, secs = [], [], []
@@ -130,12 +129,15 @@ SDT_HEADER = ("| dataset | train | depth | model | CART acc % | SDT acc % | diff
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
+def sdt_setting(text):
+    """``"C,alpha,min_features_fraction,n0"`` -> the estimators' ``sdt_*`` keyword arguments."""
+    c, alpha, frac, n0 = (float(v) for v in text.split(","))
+    return dict(sdt_C=int(c), sdt_alpha=int(alpha), sdt_min_features_fraction=frac, sdt_n0=int(n0))
+
+
 def run_haar(args):
     rows = []
-    haar_sdt = {}
-    if args.haar_sdt is not None:
-        c, alpha, frac, n0 = (float(v) for v in args.haar_sdt.split(","))
-        haar_sdt = dict(sdt_C=int(c), sdt_alpha=int(alpha), sdt_min_features_fraction=frac, sdt_n0=int(n0))
+    haar_sdt = {} if args.haar_sdt is None else sdt_setting(args.haar_sdt)
     for name in args.datasets:
         Xtr, ytr, Xte, yte, note = load(name, args.max_train)
         HaarTreeClassifier(max_depth=2, random_state=0).fit(Xtr[:300], ytr[:300])  # warm-up (compilation)
