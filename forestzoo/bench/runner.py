@@ -411,10 +411,6 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
         budget = suite.time_budget_s / len(model_names)
     spent = {m: sum(r.fit_seconds + r.predict_seconds for r in results if r.model == m)
              for m in model_names}
-    # models with a timed fit in this run or a resumed one: the budget can skip only those, so that
-    # a model whose warm-up alone (a cold Numba cache on a fresh install) uses its share still runs
-    # the first dataset instead of being skipped everywhere
-    timed = {r.model for r in results if r.fit_seconds > 0.0}
     new = 0
     try:
         warmed = not warm_up
@@ -430,6 +426,9 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                 warmed = True
             # the budget is checked once per dataset, so that a model runs all of a
             # dataset's folds or none (a partial mean would not be comparable)
+            # only a model with a timed fit (this run or a resumed one) can be over: one whose warm-up
+            # alone (a cold Numba cache on a fresh install) used its share still runs this dataset
+            timed = {r.model for r in results if r.fit_seconds > 0.0}
             over = {m for m in pending if budget is not None and spent[m] > budget and m in timed}
             for repeat in range(suite.repeats):
                 for fold, (tr, te) in enumerate(_splits(suite, y, part, repeat, random_state)):
@@ -456,7 +455,6 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                                 suite, name, X_tr, y[tr], X_te, y[te], n_jobs, seed, suite.trees(dataset))
                             _log_warnings(out, dataset, name, messages, logged)
                             spent[name] += fit_s + pred_s
-                            timed.add(name)
                             result = FoldResult(dataset=dataset, fold=fold, repeat=repeat,
                                                 status=status, fit_seconds=fit_s,
                                                 predict_seconds=pred_s, **base)
