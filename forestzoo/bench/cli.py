@@ -212,7 +212,8 @@ def _bench(args, argv):
                         data_home=args.data_home)
     print(text)
     print(f"Report: {out / 'report.md'}; results: {out / 'results.csv'} "
-          f"({run.new} new rows, {run.seconds:.0f} s)")
+          f"({run.new} new rows, {run.seconds:.0f} s, of which "
+          f"{run.warm_up_seconds:.0f} s warm-up fits)")
     return 0
 
 
