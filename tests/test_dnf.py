@@ -222,6 +222,19 @@ def test_learning_rate_grid_and_tree_count_use_the_validation_rows():
     assert all(info["epochs"] > 8 for info in clf.finetune_info_)
 
 
+def test_the_kept_validation_loss_is_the_best_over_the_grid():
+    Xtr, ytr, _, _ = _moons(400)
+    kw = dict(n_epochs=6, random_state=0)
+    one = DNDTClassifier(learning_rate=0.1, **kw).fit(Xtr, ytr).finetune_info_[0]
+    grid = DNDTClassifier(learning_rate=[0.1, 1.0], **kw).fit(Xtr, ytr).finetune_info_[0]
+    # the grid's first point is the single run; a function keeps the second point only if it is better
+    assert np.all(np.isfinite(one["validation_loss"]))
+    assert np.all(grid["validation_loss"] <= one["validation_loss"])
+    assert_array_equal(grid["learning_rate"] == 1.0, grid["validation_loss"] < one["validation_loss"])
+    none = DNDTClassifier(validation_fraction=0.0, **kw).fit(Xtr, ytr).finetune_info_[0]
+    assert np.all(np.isnan(none["validation_loss"]))
+
+
 def test_class_only_in_validation_split_does_not_crash():
     X, y = make_classification(60, 4, random_state=0)
     y = np.array(["a", "b", "rare"])[y]

@@ -103,7 +103,8 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
     best = dnf.copy()
     best.weights *= grid[0][0]
     info = {"epochs": 0, "best_epoch": np.zeros(n_funcs, np.int64), "init_slope": np.full(n_funcs, grid[0][0]),
-            "learning_rate": np.full(n_funcs, grid[0][1]), "loss_curve": np.zeros(0)}
+            "learning_rate": np.full(n_funcs, grid[0][1]), "loss_curve": np.zeros(0),
+            "validation_loss": np.full(n_funcs, np.nan)}
     if dnf.n_units == 0 or train_rows.size == 0:
         return best, info
     have_val = val_rows.size > 0
@@ -143,6 +144,7 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
             info["best_epoch"][j] = out_epoch[j]
             info["init_slope"][j] = slope
             info["learning_rate"][j] = rate
+            info["validation_loss"][j] = out_loss[j] if have_val else np.nan
         if r == 0:
             info["loss_curve"] = curve[:ran]
         info["epochs"] += ran

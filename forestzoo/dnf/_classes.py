@@ -103,8 +103,10 @@ class DNDTClassifier(BaseDNF):
         split ``w_k`` per (function, node) row.
     finetune_info_ : list of one dict
         ``epochs`` run, and per function the ``best_epoch``, ``init_slope``
-        and ``learning_rate`` kept; the training ``loss_curve`` of the first
-        grid point.
+        and ``learning_rate`` kept and their ``validation_loss`` (NaN without
+        validation rows); the training ``loss_curve`` of the first grid point.
+        A ``best_epoch`` close to ``epochs`` with ``epochs == n_epochs`` means
+        training stopped at the cap, not at convergence.
     classes_, n_classes_, n_features_in_, feature_names_in_
     mean_, scale_ : ndarray of shape (n_features,)
         The z-scoring applied before the tree.
@@ -247,7 +249,8 @@ class DNRFClassifier(BaseDNF):
         Number of trees kept.
     finetune_info_ : list of dict
         Per tree: ``epochs`` run, and per function the ``best_epoch``,
-        ``init_slope`` and ``learning_rate`` kept; training ``loss_curve``.
+        ``init_slope``, ``learning_rate`` and ``validation_loss`` kept;
+        training ``loss_curve``.
     classes_, n_classes_, n_features_in_, feature_names_in_, mean_, scale_
 
     See Also
