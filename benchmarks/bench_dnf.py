@@ -12,6 +12,9 @@ prints our figures beside the paper's (``shared/paper_tables``):
   first 16,000 rows train, the last 4,000 test), DNRF vs RaF.
 * ``timing``: DNDT fit time on IJCNN1 (49,990 x 22, the paper's 535 s), and
   DNRF / RaF prediction throughput, in the same run.
+* ``convergence``: one DNRF fit per dataset (repeat 0's split), and per tree
+  where its functions' best validation epochs lie: whether ``--n-epochs``
+  stopped training before the validation loss did.
 
 Every fit appends one row to ``OUT/results.csv`` as soon as it is done, so
 the same command run again resumes; ``report`` prints the Markdown tables.
@@ -20,6 +23,7 @@ the same command run again resumes; ``report`` prints the Markdown tables.
     python benchmarks/bench_dnf.py table6 --repeats 1
     python benchmarks/bench_dnf.py timing
     python benchmarks/bench_dnf.py report
+    python benchmarks/bench_dnf.py convergence --datasets letter --n-estimators 2 --n-epochs 400 --n-jobs 1
 """
 
 import argparse
@@ -235,9 +239,29 @@ def report(out):
     return text
 
 
+def convergence(datasets, n_estimators, n_epochs, n_jobs):
+    """Fit DNRF once per dataset; print each tree's best-epoch spread and the test error."""
+    for name in datasets:
+        Xtr, ytr, Xte, yte = split(name, 0)
+        Xtr, Xte = zscore(Xtr, Xte)
+        est = make("DNRF", n_estimators, n_jobs, seed=0, n_epochs=n_epochs)
+        start = time.perf_counter()
+        est.fit(Xtr, ytr)
+        fit_s = time.perf_counter() - start
+        print(f"{name}: {n_estimators} trees, at most {n_epochs} epochs, fit {fit_s:.1f} s")
+        for i, info in enumerate(est.finetune_info_):
+            best = np.asarray(info["best_epoch"])
+            q10, q50, q90 = np.percentile(best, [10, 50, 90])
+            late = np.mean(best > info["epochs"] - 10)  # best epoch among the last 10 run
+            print(f"  tree {i}: {info['epochs']} epochs run; best epoch of its {best.size} functions: "
+                  f"10/50/90 % {q10:.0f} / {q50:.0f} / {q90:.0f}, max {best.max()}; in the last 10 epochs: "
+                  f"{100 * late:.0f} %; mean validation loss {np.mean(info['validation_loss']):.6f}")
+        print(f"  test error {100.0 * np.mean(est.predict(Xte) != yte):.3f} %", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=("table4", "table6", "timing", "report"))
+    parser.add_argument("what", choices=("table4", "table6", "timing", "report", "convergence"))
     parser.add_argument("--datasets", default=None, help="comma-separated subset")
     parser.add_argument("--models", default=None, help="comma-separated subset of DNRF,RaF,DNDT,DT")
     parser.add_argument("--repeats", type=int, default=10)
@@ -255,6 +279,8 @@ def main(argv=None):
     if args.what == "report":
         return report(args.out)
     datasets = args.datasets.split(",") if args.datasets else (BINARY if args.what == "table4" else MULTICLASS)
+    if args.what == "convergence":
+        return convergence(datasets, args.n_estimators, args.n_epochs, args.n_jobs)
     models = args.models.split(",") if args.models else (
         ("DNRF", "RaF", "DNDT", "DT") if args.what == "table4" else ("DNRF", "RaF"))
     run(args.what, datasets, models, args.repeats, args.n_estimators, args.n_jobs, args.out,
