@@ -272,15 +272,16 @@ def main(argv=None):
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", default="bench_dnf_out")
     args = parser.parse_args(argv)
-    os.makedirs(args.out, exist_ok=True)
     print(f"# {datetime.date.today()} python {' '.join(sys.argv)}", flush=True)
+    if args.what == "convergence":  # prints only: no results file
+        names = args.datasets.split(",") if args.datasets else MULTICLASS
+        return convergence(names, args.n_estimators, args.n_epochs, args.n_jobs)
+    os.makedirs(args.out, exist_ok=True)
     if args.what == "timing":
         return timing(args.out, args.n_jobs)
     if args.what == "report":
         return report(args.out)
     datasets = args.datasets.split(",") if args.datasets else (BINARY if args.what == "table4" else MULTICLASS)
-    if args.what == "convergence":
-        return convergence(datasets, args.n_estimators, args.n_epochs, args.n_jobs)
     models = args.models.split(",") if args.models else (
         ("DNRF", "RaF", "DNDT", "DT") if args.what == "table4" else ("DNRF", "RaF"))
     run(args.what, datasets, models, args.repeats, args.n_estimators, args.n_jobs, args.out,
