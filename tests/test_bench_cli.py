@@ -224,7 +224,7 @@ def test_the_warm_up_does_not_count_against_the_budget(temp_model, monkeypatch):
     from forestzoo.bench import runner
 
     def slow_warm_up(models, X, y, suite, n_jobs):
-        return {m: 1e6 for m in models}
+        return 1e6
 
     monkeypatch.setattr(runner, "_warm_up", slow_warm_up)
     temp_model("cold", lambda n_estimators, n_jobs, random_state: DecisionTreeClassifier(random_state=random_state))

@@ -320,11 +320,11 @@ class _ResultsFile:
 
 def _warm_up(models, X, y, suite, n_jobs):
     """Fit each model once, untimed, on a small slice: JIT compilation and
-    imports are one-off costs that should not count as fit time."""
+    imports are one-off costs that should not count as fit time.  Returns the
+    seconds it took."""
     rows = np.random.default_rng(0).permutation(len(y))[:120]
-    seconds = {}
+    start = time.perf_counter()
     for name in models:
-        start = time.perf_counter()
         try:
             with warnings.catch_warnings():  # the timed fits log their warnings (warnings.log)
                 warnings.simplefilter("ignore")
@@ -332,8 +332,7 @@ def _warm_up(models, X, y, suite, n_jobs):
                            random_state=0).fit(X[rows], y[rows])
         except Exception:  # the timed fits will record the failure
             pass
-        seconds[name] = time.perf_counter() - start
-    return seconds
+    return time.perf_counter() - start
 
 
 def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=None,
@@ -427,7 +426,7 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                 # the warm-up is not charged to the models' budgets: on a cold Numba cache it is
                 # mostly compilation, a one-off cost of the install (when it counted, a fresh
                 # install skipped RaF and five other models on every dataset after iris)
-                warm_up_seconds = sum(_warm_up(model_names, X, y, suite, n_jobs).values())
+                warm_up_seconds = _warm_up(model_names, X, y, suite, n_jobs)
                 warmed = True
             # the budget is checked once per dataset, so that a model runs all of a
             # dataset's folds or none (a partial mean would not be comparable)
