@@ -1,11 +1,13 @@
 """Disjunctive normal trees and forests (forestzoo.dnf): conversion, gradient, estimators."""
 
 import time
+import warnings
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_classification, make_moons
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -233,6 +235,25 @@ def test_the_kept_validation_loss_is_the_best_over_the_grid():
     assert_array_equal(grid["learning_rate"] == 1.0, grid["validation_loss"] < one["validation_loss"])
     none = DNDTClassifier(validation_fraction=0.0, **kw).fit(Xtr, ytr).finetune_info_[0]
     assert np.all(np.isnan(none["validation_loss"]))
+
+
+def test_a_fit_cut_off_by_n_epochs_warns_and_one_that_converged_does_not():
+    Xtr, ytr, _, _ = _moons(400)
+    with pytest.warns(ConvergenceWarning, match="1 of 1 trees stopped at n_epochs=2"):
+        short = DNDTClassifier(n_epochs=2, random_state=0).fit(Xtr, ytr)
+    assert short.finetune_info_[0]["stopped_at_cap"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        long = DNDTClassifier(n_epochs=500, n_iter_no_change=3, random_state=0).fit(Xtr, ytr)
+    info = long.finetune_info_[0]
+    assert not info["stopped_at_cap"] and info["epochs"] < 500
+    # every function's best epoch is at least n_iter_no_change epochs before the stop
+    assert info["best_epoch"].max() <= info["epochs"] - 3
+    # no validation rows, or no early stopping: nothing to judge convergence by, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        DNDTClassifier(n_epochs=2, validation_fraction=0.0, random_state=0).fit(Xtr, ytr)
+        DNDTClassifier(n_epochs=2, n_iter_no_change=None, random_state=0).fit(Xtr, ytr)
 
 
 def test_class_only_in_validation_split_does_not_crash():

@@ -13,11 +13,13 @@ The fit pipeline (Seyedhosseini & Tasdizen 2015, Algorithms 1 and 2):
    step size with the lowest validation loss.
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from joblib import delayed, effective_n_jobs
 from sklearn.base import ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
@@ -104,7 +106,7 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
     best.weights *= grid[0][0]
     info = {"epochs": 0, "best_epoch": np.zeros(n_funcs, np.int64), "init_slope": np.full(n_funcs, grid[0][0]),
             "learning_rate": np.full(n_funcs, grid[0][1]), "loss_curve": np.zeros(0),
-            "validation_loss": np.full(n_funcs, np.nan)}
+            "validation_loss": np.full(n_funcs, np.nan), "stopped_at_cap": False}
     if dnf.n_units == 0 or train_rows.size == 0:
         return best, info
     have_val = val_rows.size > 0
@@ -145,6 +147,10 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
             info["init_slope"][j] = slope
             info["learning_rate"][j] = rate
             info["validation_loss"][j] = out_loss[j] if have_val else np.nan
+        # early stopping ends a run only once every function's best epoch is `patience` epochs old;
+        # a run that reached n_epochs with a younger best epoch was cut off before that
+        if have_val and n_iter_no_change is not None and ran == n_epochs and out_epoch.max() > n_epochs - patience:
+            info["stopped_at_cap"] = True
         if r == 0:
             info["loss_curve"] = curve[:ran]
         info["epochs"] += ran
@@ -205,6 +211,13 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         self.scale_ = scale
         self.dnfs_ = [d for d, _ in done]
         self.finetune_info_ = [info for _, info in done]
+        capped = sum(info["stopped_at_cap"] for info in self.finetune_info_)
+        if capped:
+            warnings.warn(
+                f"{capped} of {len(done)} trees stopped at n_epochs={self.n_epochs} while the validation loss of "
+                f"some of their functions was still improving (best epoch within the last n_iter_no_change="
+                f"{self.n_iter_no_change}); increase n_epochs to train them to convergence "
+                f"(finetune_info_ has each function's best epoch).", ConvergenceWarning)
         self._after_fit(Xa, yk, val, trees)
         return self
 

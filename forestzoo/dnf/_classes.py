@@ -25,7 +25,10 @@ _TREE_CONSTRAINTS = {
 
 _DNF_PARAMS_DOC = """
     n_epochs : int >= 1, default={n_epochs}
-        Most passes of gradient descent over the training rows.
+        Most passes of gradient descent over the training rows.  A fit whose
+        training reaches it while some function's validation loss is still
+        improving (its best epoch is within the last ``n_iter_no_change``)
+        raises a :class:`~sklearn.exceptions.ConvergenceWarning`.
     learning_rate : float > 0 or list of floats, default={learning_rate}
         Step size of gradient descent on the mean squared error, Eq. (7).  A
         list is a grid: each tree (and class) keeps the step size whose best
@@ -104,9 +107,9 @@ class DNDTClassifier(BaseDNF):
     finetune_info_ : list of one dict
         ``epochs`` run, and per function the ``best_epoch``, ``init_slope``
         and ``learning_rate`` kept and their ``validation_loss`` (NaN without
-        validation rows); the training ``loss_curve`` of the first grid point.
-        A ``best_epoch`` close to ``epochs`` with ``epochs == n_epochs`` means
-        training stopped at the cap, not at convergence.
+        validation rows); the training ``loss_curve`` of the first grid point;
+        ``stopped_at_cap``: whether training reached ``n_epochs`` before the
+        validation loss stopped improving.
     classes_, n_classes_, n_features_in_, feature_names_in_
     mean_, scale_ : ndarray of shape (n_features,)
         The z-scoring applied before the tree.
@@ -250,7 +253,7 @@ class DNRFClassifier(BaseDNF):
     finetune_info_ : list of dict
         Per tree: ``epochs`` run, and per function the ``best_epoch``,
         ``init_slope``, ``learning_rate`` and ``validation_loss`` kept;
-        training ``loss_curve``.
+        training ``loss_curve``; ``stopped_at_cap``.
     classes_, n_classes_, n_features_in_, feature_names_in_, mean_, scale_
 
     See Also
