@@ -446,3 +446,98 @@ def test_atomics_hand_work_between_compiled_threads():
         t.join(timeout=60)
     assert turn[0] == 2000
     assert_array_equal(log, np.arange(2000) % 2)
+
+
+# -- one BLAS thread per worker thread (forestzoo._parallel.single_threaded_blas) --------------------------------
+def _blas_threads():
+    from threadpoolctl import threadpool_info
+
+    return {info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"}
+
+
+@pytest.fixture
+def two_blas_threads():
+    """The user's BLAS setting for the test: 2 threads (so that a limit to 1 is visible)."""
+    from threadpoolctl import threadpool_limits
+
+    if not _blas_threads():
+        pytest.skip("no BLAS library that threadpoolctl can control")
+    with threadpool_limits(limits=2, user_api="blas"):
+        yield
+
+
+def test_single_threaded_blas_limits_only_for_several_jobs_and_restores(two_blas_threads):
+    from forestzoo._parallel import single_threaded_blas
+
+    with single_threaded_blas(2):
+        assert _blas_threads() == {1}
+    assert _blas_threads() == {2}
+    with single_threaded_blas(1):  # one worker: the user's setting stays
+        assert _blas_threads() == {2}
+    with single_threaded_blas():  # None: always
+        assert _blas_threads() == {1}
+    assert _blas_threads() == {2}
+
+
+def test_overlapping_fits_in_two_threads_restore_the_user_blas_setting(monkeypatch):
+    # threadpoolctl restores what it found on entry: A enters (finds 2), B enters (finds 1), A leaves
+    # (would restore 2 under B), B leaves (would restore 1 for good); the shared guard limits once, first
+    # in, and restores once, last out.  A fake controller records the calls (OpenBLAS's own answer to a
+    # limit set from a second thread is not what is tested here).
+    import threading
+
+    from forestzoo import _parallel
+
+    calls = []
+
+    class Limiter:
+        def restore_original_limits(self):
+            calls.append("restore")
+
+    class Controller:
+        def limit(self, limits, user_api):
+            calls.append(("limit", limits, user_api))
+            return Limiter()
+
+    monkeypatch.setattr(_parallel, "_controller", Controller)
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+
+    def fit_a():
+        with _parallel.single_threaded_blas(2):
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    thread = threading.Thread(target=fit_a)
+    thread.start()
+    assert a_in.wait(10)
+    with _parallel.single_threaded_blas(2):
+        b_in.set()
+        assert a_out.wait(10)
+        assert calls == [("limit", 1, "blas")]  # A has left; B's limit is still in force
+    thread.join(10)
+    assert calls == [("limit", 1, "blas"), "restore"]
+
+
+@pytest.mark.parametrize("rotation", [False, True])
+def test_oblique_trees_grow_with_one_blas_thread_each(two_blas_threads, monkeypatch, rotation):
+    # MPSVM / LDA / ridge nodes call LAPACK at every node; with n_jobs tree threads, OpenBLAS's own threads
+    # oversubscribed the cores (an MPRoF-T fit on ozone_8hr: 41 s with n_jobs=2, 24 s with n_jobs=1, 13 s limited)
+    from forestzoo.ensemble import _rotation
+    from forestzoo.oblique import MPSVMForestClassifier
+
+    seen = []
+    grow = _rotation.grow
+
+    def recording_grow(*args, **kwargs):
+        seen.append(_blas_threads())
+        return grow(*args, **kwargs)
+
+    monkeypatch.setattr(_rotation, "grow", recording_grow)
+    X, y = datasets.make_classification(n_samples=120, n_features=6, n_informative=4, n_classes=3, random_state=0)
+    for n_jobs in (1, 2):  # with one job as well: a tree's sums must not depend on n_jobs
+        seen.clear()
+        MPSVMForestClassifier(n_estimators=4, rotation=rotation, bootstrap=not rotation, n_jobs=n_jobs,
+                              random_state=0).fit(X, y)
+        assert seen == [{1}] * 4
+        assert _blas_threads() == {2}

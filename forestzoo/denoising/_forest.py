@@ -8,8 +8,8 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from threadpoolctl import threadpool_limits
 
+from .._parallel import single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._noise import NOISE_KINDS, corrupt
@@ -154,7 +154,7 @@ class BaseDenoisingForest(EngineEstimator):
             dae = MLPRegressor(hidden_layer_sizes=(max(1, Z_in.shape[1] // 2),), max_iter=self.dae_max_iter,
                                random_state=rng.randint(_MAX_SEED))
             # small matrices: BLAS threads only contend (measured 11x slower with 2 threads here)
-            with warnings.catch_warnings(record=True) as caught, threadpool_limits(1, user_api="blas"):
+            with warnings.catch_warnings(record=True) as caught, single_threaded_blas():
                 warnings.simplefilter("always", ConvergenceWarning)
                 dae.fit(Z_in, Z_out)
             failed = any(issubclass(w.category, ConvergenceWarning) for w in caught)
@@ -178,7 +178,7 @@ class BaseDenoisingForest(EngineEstimator):
         if dae is None:
             return None
         Z = encode(self.layouts_, unit_indices(self.layouts_, paths, k), k, encoded=True)
-        with threadpool_limits(1, user_api="blas"):
+        with single_threaded_blas():
             Z = dae.predict(Z)
         return block_argmax(Z, self.layouts_, k)
 

@@ -23,10 +23,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
-from threadpoolctl import threadpool_limits
 
 from .._engine.rng import draw_seeds, make_state
-from .._parallel import Parallel
+from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf
@@ -201,7 +200,7 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
                             self.n_epochs, self.n_iter_no_change, int(seed), n_threads)
 
         # parallelism is over trees; BLAS inside the kernels stays on one thread
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             done = Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(one)(t, rows, w, s) for (t, rows, w), s in zip(trees, ft_seeds)
             )
@@ -258,7 +257,7 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
                     # Eq. (9): h~ > 0.5 votes positive; Eq. (13): argmax_c h~^c (ties: lower class)
                     out[np.arange(a, b), np.argmax(s, axis=1)] += 1.0
 
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             Parallel(n_jobs=n_blocks, require="sharedmem")(
                 delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
             )

@@ -48,7 +48,7 @@ from .._engine.node_model import project
 from .._engine.rng import draw_seeds
 from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
-from .._parallel import Parallel
+from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data
 from ..tree._builder import grow, prepare_data
 from ..tree._classes import min_counts
@@ -241,9 +241,13 @@ class RotationForestMixin:
             )
             return tree if basis is None else to_original_space(tree, basis, n_features)
 
-        trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
-            delayed(fit_one)(s) for s in new_seeds
-        )
+        # each tree's PCA blocks and node models call LAPACK on small matrices: one BLAS thread per tree
+        # thread (BLAS's own threads would oversubscribe the cores), and for any n_jobs, so that a tree's
+        # floating-point sums, hence its splits, do not depend on n_jobs
+        with single_threaded_blas():
+            trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
+                delayed(fit_one)(s) for s in new_seeds
+            )
         # state is assigned only now: a failed fit leaves the previous model intact
         self._seeds = seeds
         self.n_outputs_ = 1

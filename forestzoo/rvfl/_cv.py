@@ -36,10 +36,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
-from threadpoolctl import threadpool_limits
 
 from .._engine.rng import draw_seeds
-from .._parallel import Parallel
+from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ._rvfl import ACTIVATIONS, RVFLClassifier, _reject_nan, standardizer
 
@@ -301,7 +300,7 @@ class RVFLClassifierCV(ClassifierMixin, BaseEstimator):
                 return _fold_scores(X, codes, sample_weight, folds[f][0], folds[f][1], classes.size, n_hiddens,
                                     [activations[a]], scales, Cs, self.direct_link, int(seeds[f]))
 
-            with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread per job thread
+            with single_threaded_blas():  # one BLAS thread per job thread
                 parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(score)(f, a) for f, a in jobs)
             split = np.zeros((len(folds), len(activations), len(scales), len(n_hiddens), len(Cs)))
             for (f, a), part in zip(jobs, parts):

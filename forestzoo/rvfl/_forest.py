@@ -29,10 +29,9 @@ from joblib import delayed
 from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import threadpool_limits
 
 from .._engine.rng import draw_seeds
-from .._parallel import Parallel
+from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ..ensemble._forest import bootstrap_counts
 from ..oblique._linear_models import MODEL_NAMES
@@ -255,7 +254,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
             return model, trees
 
         # bags run on threads: one BLAS thread each (nested BLAS threads oversubscribe the cores)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             bags = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(fit_bag)(s) for s in seeds)
         # state is assigned only now: a failed fit leaves the previous model intact
         self.classes_ = classes
@@ -285,7 +284,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         """Fraction of the selected trees' votes (``voting="hard"``) or their mean class proportions."""
         X = check_predict_data(self, X)
         _reject_nan(X, type(self).__name__)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with single_threaded_blas():
             parts = Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(self._bag_votes)(b, X)
                                                                    for b in self.bags_)
         votes = np.sum(parts, axis=0)  # summed in bag order: the same for any n_jobs
