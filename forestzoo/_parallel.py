@@ -34,7 +34,6 @@ from contextlib import contextmanager
 from functools import cache, partial
 
 import joblib
-from joblib import effective_n_jobs
 from joblib.parallel import get_active_backend
 from threadpoolctl import ThreadpoolController
 
@@ -122,17 +121,14 @@ def _controller():
 
 
 @contextmanager
-def single_threaded_blas(n_jobs=None):
-    """Within: BLAS runs one thread per caller, when ``n_jobs`` (``None``: always) means several worker threads.
+def single_threaded_blas():
+    """Within: BLAS runs one thread per calling thread; the user's setting comes back when the last one leaves.
 
     For forestzoo's parallel fits whose tasks call BLAS / LAPACK: the parallelism is over trees (or
-    functions, bags, ...), and each task's BLAS stays on its own core.  With ``n_jobs`` resolving to one
-    worker the user's BLAS setting is left as it is.
+    functions, bags, ...), and each task's BLAS stays on its own core.  Applied for any ``n_jobs``, so
+    that a task's floating-point sums do not depend on ``n_jobs``.
     """
     global _blas_users, _blas_limiter
-    if n_jobs is not None and effective_n_jobs(n_jobs) <= 1:
-        yield
-        return
     with _blas_lock:
         if _blas_users == 0:
             _blas_limiter = _controller().limit(limits=1, user_api="blas")

@@ -466,15 +466,13 @@ def two_blas_threads():
         yield
 
 
-def test_single_threaded_blas_limits_only_for_several_jobs_and_restores(two_blas_threads):
+def test_single_threaded_blas_limits_within_and_restores(two_blas_threads):
     from forestzoo._parallel import single_threaded_blas
 
-    with single_threaded_blas(2):
+    with single_threaded_blas():
         assert _blas_threads() == {1}
-    assert _blas_threads() == {2}
-    with single_threaded_blas(1):  # one worker: the user's setting stays
-        assert _blas_threads() == {2}
-    with single_threaded_blas():  # None: always
+        with single_threaded_blas():  # nested: still limited, and not restored by the inner exit
+            assert _blas_threads() == {1}
         assert _blas_threads() == {1}
     assert _blas_threads() == {2}
 
@@ -503,7 +501,7 @@ def test_overlapping_fits_in_two_threads_restore_the_user_blas_setting(monkeypat
     a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
 
     def fit_a():
-        with _parallel.single_threaded_blas(2):
+        with _parallel.single_threaded_blas():
             a_in.set()
             b_in.wait(10)
         a_out.set()
@@ -511,7 +509,7 @@ def test_overlapping_fits_in_two_threads_restore_the_user_blas_setting(monkeypat
     thread = threading.Thread(target=fit_a)
     thread.start()
     assert a_in.wait(10)
-    with _parallel.single_threaded_blas(2):
+    with _parallel.single_threaded_blas():
         b_in.set()
         assert a_out.wait(10)
         assert calls == [("limit", 1, "blas")]  # A has left; B's limit is still in force
