@@ -115,7 +115,8 @@ def load(experiment, seed, n_slice=None):
     return X_tr, y_tr, X_te, y_te
 
 
-def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None, scan_trees=None):
+def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None, scan_trees=None,
+         max_windows=None, scan_leaf=None):
     from forestzoo import CascadeForestClassifier, GCForestClassifier, RandomForestClassifier
     from forestzoo.deep import MultiGrainedScanner
 
@@ -137,6 +138,10 @@ def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_tree
         params = dict(params, n_estimators=cascade_trees)
     if scan_trees is not None:
         params = dict(params, scan_n_estimators=scan_trees)
+    if max_windows is not None:
+        params = dict(params, max_window_samples=max_windows)
+    if scan_leaf is not None:
+        params = dict(params, scan_min_samples_leaf=scan_leaf)
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
 
@@ -149,7 +154,8 @@ def worker(spec):
 
     RandomForestClassifier(n_estimators=2).fit(X_tr[:200], y_tr[:200]).predict(X_te[:10])
     model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"),
-                 spec.get("max_levels"), spec.get("cascade_trees"), spec.get("scan_trees"))
+                 spec.get("max_levels"), spec.get("cascade_trees"), spec.get("scan_trees"),
+                 spec.get("max_windows"), spec.get("scan_leaf"))
     cpu0, t0 = H._cpu_s(), time.perf_counter()
     if spec["model"] == "scanning":
         model.fit_transform(X_tr, y_tr)
@@ -271,6 +277,11 @@ def parse_args(argv):
     p.add_argument("--fashion-scan-trees", type=int, default=None,
                    help="trees per scanning forest and fold of the fashion run's gcForest (default: FASHION's "
                         "scan_n_estimators)")
+    p.add_argument("--fashion-max-windows", type=int, default=None,
+                   help="windows each scanning forest of the fashion run's gcForest trains on (default: FASHION's "
+                        "max_window_samples)")
+    p.add_argument("--fashion-scan-leaf", type=int, default=None,
+                   help="scan_min_samples_leaf of the fashion run's gcForest (default: GCForestClassifier's)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
@@ -313,6 +324,10 @@ def main(argv=None):
                     levels["cascade_trees"] = args.fashion_cascade_trees
                 if args.fashion_scan_trees is not None:
                     levels["scan_trees"] = args.fashion_scan_trees
+                if args.fashion_max_windows is not None:
+                    levels["max_windows"] = args.fashion_max_windows
+                if args.fashion_scan_leaf is not None:
+                    levels["scan_leaf"] = args.fashion_scan_leaf
                 run(dict(base, model="gcForest", **levels), args.timeout, log, args.json)
                 run(dict(base, model="RF", n_trees=args.fashion_rf_trees), args.timeout, log, args.json)
                 continue
