@@ -115,8 +115,14 @@ def load(experiment, seed, n_slice=None):
     return X_tr, y_tr, X_te, y_te
 
 
-def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_trees=None, scan_trees=None,
-         max_windows=None, scan_leaf=None):
+#: the gcForest settings a run may override: spec key (as in the JSON lines, and ``--fashion-<key>``)
+#: -> GCForestClassifier parameter
+OVERRIDES = {"max_levels": "max_levels", "cascade_trees": "n_estimators", "scan_trees": "scan_n_estimators",
+             "max_windows": "max_window_samples", "scan_leaf": "scan_min_samples_leaf"}
+
+
+def make(model, experiment, n_jobs, seed, n_trees, **overrides):
+    """The estimator of one worker; ``overrides`` are :data:`OVERRIDES` keys (None: the preset's value)."""
     from forestzoo import CascadeForestClassifier, GCForestClassifier, RandomForestClassifier
     from forestzoo.deep import MultiGrainedScanner
 
@@ -129,19 +135,11 @@ def make(model, experiment, n_jobs, seed, n_trees, max_levels=None, cascade_tree
         return MultiGrainedScanner(**{k: FASHION[k] for k in keys}, n_estimators=FASHION["scan_n_estimators"],
                                    n_jobs=n_jobs, random_state=seed)
     if model == "gcForest-leaf1":
+        scan_trees = overrides.get("scan_trees")
         params = ORL_LEAF1 if scan_trees is None else dict(ORL_LEAF1, scan_n_estimators=scan_trees)
         return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
     params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
-    if max_levels is not None:
-        params = dict(params, max_levels=max_levels)
-    if cascade_trees is not None:
-        params = dict(params, n_estimators=cascade_trees)
-    if scan_trees is not None:
-        params = dict(params, scan_n_estimators=scan_trees)
-    if max_windows is not None:
-        params = dict(params, max_window_samples=max_windows)
-    if scan_leaf is not None:
-        params = dict(params, scan_min_samples_leaf=scan_leaf)
+    params = dict(params, **{OVERRIDES[k]: v for k, v in overrides.items() if v is not None})
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
 
@@ -154,8 +152,7 @@ def worker(spec):
 
     RandomForestClassifier(n_estimators=2).fit(X_tr[:200], y_tr[:200]).predict(X_te[:10])
     model = make(spec["model"], spec["experiment"], spec["n_jobs"], spec["seed"], spec.get("n_trees"),
-                 spec.get("max_levels"), spec.get("cascade_trees"), spec.get("scan_trees"),
-                 spec.get("max_windows"), spec.get("scan_leaf"))
+                 **{k: spec.get(k) for k in OVERRIDES})
     cpu0, t0 = H._cpu_s(), time.perf_counter()
     if spec["model"] == "scanning":
         model.fit_transform(X_tr, y_tr)
@@ -319,16 +316,9 @@ def main(argv=None):
                     run(dict(base, model="scanning", n_slice=n), args.timeout, log, args.json)
                 continue
             if exp == "fashion":
-                levels = {} if args.fashion_max_levels is None else {"max_levels": args.fashion_max_levels}
-                if args.fashion_cascade_trees is not None:
-                    levels["cascade_trees"] = args.fashion_cascade_trees
-                if args.fashion_scan_trees is not None:
-                    levels["scan_trees"] = args.fashion_scan_trees
-                if args.fashion_max_windows is not None:
-                    levels["max_windows"] = args.fashion_max_windows
-                if args.fashion_scan_leaf is not None:
-                    levels["scan_leaf"] = args.fashion_scan_leaf
-                run(dict(base, model="gcForest", **levels), args.timeout, log, args.json)
+                chosen = {k: getattr(args, "fashion_" + k) for k in OVERRIDES}
+                run(dict(base, model="gcForest", **{k: v for k, v in chosen.items() if v is not None}), args.timeout,
+                    log, args.json)
                 run(dict(base, model="RF", n_trees=args.fashion_rf_trees), args.timeout, log, args.json)
                 continue
             if exp == "fashion-slice":
