@@ -381,6 +381,35 @@ def test_threshold_modes_and_determinism_across_n_jobs():
     assert best.estimators_[0].tree_.nodes["improvement"][0] >= hyper.estimators_[0].tree_.nodes["improvement"][0] - 1e-9
 
 
+class _UncompiledMPSVM(MPSVM):
+    """An MPSVM the node model does not recognise, so its nodes take the Python route."""
+
+
+class _PythonRouteForest(MPSVMForestClassifier):
+    def _linear_models(self):
+        return [_UncompiledMPSVM(m.regularization, m.delta, m.rcond) for m in super()._linear_models()]
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("reg", ["tikhonov", "axis", "null_space"])
+def test_compiled_node_route_grows_the_python_routes_trees(config, reg):
+    # mpsvm_split does in one compiled call what split_node does step by step for any linear
+    # model: the trees must be the same to the last bit (NaN rows, both threshold modes, and
+    # nodes with more features than rows, the low-rank routes, included)
+    X, y = make_classification(160, 8, n_informative=5, n_classes=4, n_clusters_per_class=1, random_state=3)
+    X[::7, 2] = np.nan
+    wide = np.random.RandomState(4).normal(size=(30, 140))
+    y_wide = np.arange(30) % 3
+    for data, target, threshold in ((X, y, "hyperplane"), (X, y, "best"), (wide, y_wide, "hyperplane")):
+        params = dict(CONFIGS[config], regularization=reg, threshold=threshold, random_state=1)
+        compiled = MPSVMForestClassifier(3, **params).fit(data, target)
+        python = _PythonRouteForest(3, **params).fit(data, target)
+        for a, b in zip(compiled.estimators_, python.estimators_):
+            assert_array_equal(a.tree_.nodes, b.tree_.nodes)
+            assert_array_equal(a.tree_.obl_weight, b.tree_.obl_weight)
+        assert_array_equal(compiled.predict_proba(data), python.predict_proba(data))
+
+
 def test_missing_values_and_bad_input():
     X, y = make_classification(200, 6, n_informative=4, random_state=12)
     X[::4, 1] = np.nan

@@ -34,8 +34,8 @@ from .._engine.node_model import NODE_AXIS, NODE_AXIS_SUBTREE, NODE_OBLIQUE, Nod
 from .._engine.node_model import OUT_OBLIQUE, OUT_THRESHOLD, best_threshold, fill_go_left, project
 from .._engine.splitters._common import add_sample, evaluate
 from .._jit import njit
-from ._mpsvm import SingularNodeError
-from ._partition import multi2binary
+from ._mpsvm import MPSVM, SingularNodeError, mpsvm_bisectors
+from ._partition import class_codes, multi2binary, multi2binary_mask
 
 __all__ = ["LinearNodeModel", "THRESHOLDS", "compose_basis", "fixed_threshold_cost"]
 
@@ -207,6 +207,67 @@ def compose_basis(ptr, bfeat, bw, feats, w_fit, n_features):
     return out_feats, out_w
 
 
+@njit
+def mpsvm_split(X, X_fit, rows, perm, max_features, basis_ptr, basis_feature, basis_weight, w, yk, yr, total,
+                criterion, min_samples_leaf, min_weight_leaf, search, regularization, delta, rcond, go_left):
+    """:meth:`LinearNodeModel.split_node` for one :class:`MPSVM` and :func:`multi2binary`, compiled whole.
+
+    The same steps in the same arithmetic as the Python route (which every
+    other linear model takes), without its per-node interpreter work: that
+    was about 40 % of an MPRaF node.  ``basis_ptr`` is empty for an
+    unrotated tree.  Returns ``(status, cost, threshold, missing_left,
+    features, weights)``; ``go_left`` is filled for ``NODE_OBLIQUE``.
+    """
+    no_f, no_w = np.empty(0, np.int64), np.empty(0)
+    feats, block = gather_candidates(X_fit, rows, perm, max_features)
+    if feats.size == 0:
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    Z, mean, scale, complete, m = _standardize(block, w)
+    if m == rows.shape[0]:
+        wc, ykc = np.ascontiguousarray(w), np.ascontiguousarray(yk)
+    else:
+        wc, ykc = w[complete], yk[complete]
+    if wc.size < 2:
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    present, codes = class_codes(ykc, wc)
+    if present.size < 2:
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    t = multi2binary_mask(Z, codes, wc, present.size)
+    if not _weighted_on_both_sides(wc, t):
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    W, b, ok = mpsvm_bisectors(Z, t, wc, regularization, delta, rcond)
+    if not ok:
+        return NODE_AXIS_SUBTREE, np.inf, 0.0, 0.0, no_f, no_w
+    if W.shape[0] == 0:
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    # w.(x - mean)/scale <= b  <=>  (w/scale).x <= b + w.(mean/scale)
+    W_fit = W / scale
+    if W_fit.shape[0] == 1:
+        # NumPy's ``W_fit @ mean`` is a dot product for one row (a matrix-vector product otherwise):
+        # the same BLAS routine as the Python route, so the same rounding and the same trees
+        offsets = b.copy()
+        offsets[0] += np.dot(W_fit[0], mean)
+    else:
+        offsets = b + W_fit @ mean
+    proj = np.empty(rows.shape[0])
+    best_cost, best_thr, best_ml = np.inf, 0.0, 0.0
+    best_f, best_w = no_f, no_w
+    for j in range(offsets.shape[0]):
+        if basis_ptr.shape[0] == 0:
+            pf, pw = feats, W_fit[j].copy()
+        else:
+            pf, pw = compose_basis(basis_ptr, basis_feature, basis_weight, feats, W_fit[j], X.shape[1])
+        cost, thr, ml = score_hyperplane(X, rows, pf, pw, offsets[j], search, w, yk, yr, total, criterion,
+                                         min_samples_leaf, min_weight_leaf, proj)
+        if cost < best_cost:
+            best_cost, best_thr, best_ml, best_f, best_w = cost, thr, ml, pf, pw
+    if best_f.shape[0] == 0:
+        return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
+    project(X, rows, best_f, best_w, proj)
+    fill_go_left(proj, best_thr, best_ml, go_left)
+    return NODE_OBLIQUE, best_cost, best_thr, best_ml, best_f, best_w
+
+
 class LinearNodeModel(NodeModel):
     """Oblique splits from linear models fitted on a binary partition of the node's classes.
 
@@ -250,6 +311,15 @@ class LinearNodeModel(NodeModel):
         self.threshold = threshold
         self.n_singular = 0  # nodes handed to the axis-parallel kernel because of SingularNodeError
         self.n_oblique = 0
+        # one MPSVM on multi2binary (the MPSVM forests): the node is one compiled call, mpsvm_split
+        self._mpsvm = (self.models[0] if len(self.models) == 1 and type(self.models[0]) is MPSVM
+                       and partition is multi2binary else None)
+        if basis is None:
+            self._basis = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
+        else:
+            ptr, bfeat, bw = basis
+            self._basis = (np.ascontiguousarray(ptr, np.int64), np.ascontiguousarray(bfeat, np.int64),
+                           np.ascontiguousarray(bw, np.float64))
 
     # -- steps ---------------------------------------------------------------
     def candidate_block(self, rows):
@@ -265,6 +335,8 @@ class LinearNodeModel(NodeModel):
         return compose_basis(ptr, bfeat, bw, feats, w_fit, self.X.shape[1])
 
     def split_node(self, rows, w, yk, yr, depth, total, go_left, out):
+        if self._mpsvm is not None:
+            return self._split_mpsvm(rows, w, yk, yr, total, go_left, out)
         feats, block = self.candidate_block(rows)
         if feats.size == 0:
             return NODE_AXIS
@@ -305,3 +377,21 @@ class LinearNodeModel(NodeModel):
         fill_go_left(proj, thr, ml, go_left)
         self.n_oblique += 1
         return NODE_OBLIQUE
+
+    def _split_mpsvm(self, rows, w, yk, yr, total, go_left, out):
+        """:meth:`split_node` through :func:`mpsvm_split` (the same draws, the same split)."""
+        model = self._mpsvm
+        perm = self.rng.permutation(self.X_fit.shape[1])
+        status, cost, thr, ml, pf, pw = mpsvm_split(
+            self.X, self.X_fit, rows, perm, self.max_features, *self._basis, w, yk, yr, total, self.criterion_code,
+            self.min_samples_leaf, self.min_weight_leaf, self.threshold == "best", model._code, model.delta,
+            model.rcond, go_left)
+        if status == NODE_AXIS_SUBTREE:
+            self.n_singular += 1
+        elif status == NODE_OBLIQUE:
+            out[OUT_COST] = cost
+            out[OUT_THRESHOLD] = thr
+            out[OUT_MISSING_LEFT] = ml
+            out[OUT_OBLIQUE] = self.add_projection(pf, pw)
+            self.n_oblique += 1
+        return status

@@ -213,14 +213,24 @@ def multi2binary(Z, yk, w):
     present, codes = class_codes(yk, w)
     if present.size < 2:
         return []
-    if present.size == 2:
-        return [codes == 0]
-    Z = np.ascontiguousarray(Z)
-    if Z.shape[1] >= LOW_RANK_MIN_FEATURES and np.count_nonzero(w > 0) < Z.shape[1]:
-        dist = bhattacharyya_distances_low_rank(Z, codes, w, present.size, COVARIANCE_RIDGE)
+    return [multi2binary_mask(np.ascontiguousarray(Z), codes, np.ascontiguousarray(w), present.size)]
+
+
+@njit
+def multi2binary_mask(Z, codes, w, n_present):
+    """:func:`multi2binary`'s mask of ``W_p`` for ``n_present >= 2`` classes coded ``0..n_present-1``."""
+    if n_present == 2:
+        return codes == 0
+    q = Z.shape[1]
+    positive = 0
+    for i in range(w.shape[0]):
+        positive += w[i] > 0.0
+    if q >= LOW_RANK_MIN_FEATURES and positive < q:
+        dist = bhattacharyya_distances_low_rank(Z, codes, w, n_present, COVARIANCE_RIDGE)
     else:
-        dist = bhattacharyya_distances(*class_moments(Z, codes, w, present.size, COVARIANCE_RIDGE))
-    return [_hyperclass_mask(dist, codes)]
+        means, covs = class_moments(Z, codes, w, n_present, COVARIANCE_RIDGE)
+        dist = bhattacharyya_distances(means, covs)
+    return _hyperclass_mask(dist, codes)
 
 
 @njit
