@@ -307,13 +307,13 @@ class LinearNodeModel(NodeModel):
         self.max_features = int(max_features)
         self.rng = np.random.default_rng(seed)
         self.partition = partition
-        self.basis = basis
         self.threshold = threshold
         self.n_singular = 0  # nodes handed to the axis-parallel kernel because of SingularNodeError
         self.n_oblique = 0
         # one MPSVM on multi2binary (the MPSVM forests): the node is one compiled call, mpsvm_split
         self._mpsvm = (self.models[0] if len(self.models) == 1 and type(self.models[0]) is MPSVM
                        and partition is multi2binary else None)
+        # the rotation's CSR columns (empty for an unrotated tree), in the dtypes the kernels take
         if basis is None:
             self._basis = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))
         else:
@@ -329,9 +329,9 @@ class LinearNodeModel(NodeModel):
 
     def to_predictor_space(self, feats, w_fit):
         """Weights over ``X_fit`` columns ``feats`` as ``(features, weights)`` over ``X``'s columns."""
-        if self.basis is None:
+        ptr, bfeat, bw = self._basis
+        if ptr.size == 0:
             return feats, w_fit  # candidate_block returns sorted features
-        ptr, bfeat, bw = self.basis
         return compose_basis(ptr, bfeat, bw, feats, w_fit, self.X.shape[1])
 
     def split_node(self, rows, w, yk, yr, depth, total, go_left, out):
