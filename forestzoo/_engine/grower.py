@@ -24,7 +24,7 @@ import warnings
 import numba
 import numpy as np
 
-from .._jit import njit
+from .._jit import borrow, keep_alive, njit
 from .binning import MISSING_BIN
 from .criteria import SQUARED_ERROR, node_value, weighted_impurity
 from .hist_threads import MIN_PARALLEL_WORK, build_in_threads
@@ -336,6 +336,9 @@ def grow_tree(
 ):
     """Grow one tree; returns ``(node_table, values)``.
 
+    ``node_table`` is a view of the first rows of a larger buffer (convert or copy it);
+    ``values`` is its own array.
+
     Parameters
     ----------
     Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
@@ -431,7 +434,6 @@ def grow_tree(
     go_left = np.zeros(n_rows if node_model >= 0 else 0, np.uint8)
     out = np.empty(OUT_SIZE)
     counts = np.empty(MISSING_BIN + 1, np.int64)
-    bufs = (keys, samples, miss, counts, cum, tmp, vals)
     use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
     n_pool = pool_slots if use_pool else 0
     if (pool_buf.shape[0] >= n_pool and pool_buf.shape[1] == n_features and pool_buf.shape[3] == n_stats):
@@ -450,18 +452,26 @@ def grow_tree(
     in_local = False
     local_start = 0
     local_end = 0
-    Xc = Xf  # what the kernels read: Xf, or the current subtree's block
 
-    cap = 64
-    table = np.zeros((cap, N_COLS))
-    values = np.zeros((cap, n_values))
+    # Node capacity: at most 2 L - 1 nodes for L leaves; every leaf holds a row, there are at most
+    # max_leaf_nodes leaves when it is set and 2^max_depth with a depth limit.  np.empty: pages
+    # never written are never faulted in, so the bound costs address space, not memory, and the
+    # tables are not copied to grow (the doubling below only guards the bound).  Growing from 64
+    # rows by doubling faulted in and copied ~2x the final tables (~30 % of an Extra Trees fit's
+    # page faults, 10 classes).
+    max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
+    if max_depth < 40:
+        max_leaves = min(max_leaves, 1 << max_depth)
+    cap = max(2 * max_leaves - 1, 1)
+    table_own = np.empty((cap, N_COLS))
+    values_own = np.empty((cap, n_values))
     n_nodes = 0
     n_leaves = 0
     fcap = 32
-    fr_int = np.empty((fcap, _F_SIZE), np.int64)
-    fr_rec = np.empty((fcap, REC_SIZE))
-    fr_gain = np.empty(fcap)
-    fr_bounds = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
+    fr_int_own = np.empty((fcap, _F_SIZE), np.int64)
+    fr_rec_own = np.empty((fcap, REC_SIZE))
+    fr_gain_own = np.empty(fcap)
+    fr_bounds_own = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
     n_front = 0
     constrained = mono.shape[0] > 0
 
@@ -482,6 +492,63 @@ def grow_tree(
     pend[0, 7] = 0
     root_weight = 1.0
 
+    # The node loop works on uncounted aliases (forestzoo._jit.borrow): Numba's atomic
+    # reference counting of the arrays that inlined helpers bind was ~30 % of an Extra Trees
+    # fit, and on two threads the shared data arrays' counters bounce between the cores.
+    # The owners stay in use until keep_alive() at the end.  The objmode helpers
+    # (_ask_node_model, _build_in_threads) hand arrays to Python and get the owners.
+    Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own = Xb, n_bins, idx, w, yk, yr, wy
+    pool_own, scratch_own, go_left_own, tot_own, out_own = pool, scratch, go_left, tot, out
+    owners = (keys, samples, vals, buf, miss, cum, tmp, rec, counts, wbuf, ykbuf, yrbuf, wybuf, feats, free_slots,
+              local_buf, gmap, pend, pend_tot, pend_bounds)
+    Xb = borrow(Xb)
+    Xf = borrow(Xf)
+    Xc = Xf  # what the kernels read: Xf, or the current subtree's block
+    n_bins = borrow(n_bins)
+    edges = borrow(edges)
+    idx = borrow(idx)
+    w = borrow(w)
+    yk = borrow(yk)
+    yr = borrow(yr)
+    wy = borrow(wy)
+    rng = borrow(rng)
+    sdt = borrow(sdt)
+    n_evals = borrow(n_evals)
+    row_leaf = borrow(row_leaf)
+    mono = borrow(mono)
+    pool = borrow(pool)
+    scratch = borrow(scratch)
+    go_left = borrow(go_left)
+    tot = borrow(tot)
+    out = borrow(out)
+    keys = borrow(keys)
+    samples = borrow(samples)
+    vals = borrow(vals)
+    buf = borrow(buf)
+    miss = borrow(miss)
+    cum = borrow(cum)
+    tmp = borrow(tmp)
+    rec = borrow(rec)
+    counts = borrow(counts)
+    wbuf = borrow(wbuf)
+    ykbuf = borrow(ykbuf)
+    yrbuf = borrow(yrbuf)
+    wybuf = borrow(wybuf)
+    feats = borrow(feats)
+    free_slots = borrow(free_slots)
+    local_buf = borrow(local_buf)
+    gmap = borrow(gmap)
+    pend = borrow(pend)
+    pend_tot = borrow(pend_tot)
+    pend_bounds = borrow(pend_bounds)
+    bufs = (keys, samples, miss, counts, cum, tmp, vals)
+    table = borrow(table_own)
+    values = borrow(values_own)
+    fr_int = borrow(fr_int_own)
+    fr_rec = borrow(fr_rec_own)
+    fr_gain = borrow(fr_gain_own)
+    fr_bounds = borrow(fr_bounds_own)
+
     while True:
         for q in range(n_pend):
             start = pend[q, 0]
@@ -494,8 +561,10 @@ def grow_tree(
             axis_only = pend[q, 7]
             n = end - start
             if n_nodes == cap:
-                table = _double_rows(table)
-                values = _double_rows(values)
+                table_own = _double_rows(table_own)
+                values_own = _double_rows(values_own)
+                table = borrow(table_own)
+                values = borrow(values_own)
                 cap *= 2
             node = n_nodes
             n_nodes += 1
@@ -538,7 +607,8 @@ def grow_tree(
                 out[:] = 0.0
                 out[OUT_COST] = np.inf
                 out[OUT_OBLIQUE] = -1.0
-                status = _ask_node_model(node_model, idx, w, yk, yr, go_left, start, end, depth, tot, out)
+                status = _ask_node_model(node_model, idx_own, w_own, yk_own, yr_own, go_left_own, start, end, depth,
+                                         tot_own, out_own)
                 if status == NODE_LEAF:
                     leaf = True
                 elif status == NODE_AXIS_SUBTREE:
@@ -556,7 +626,8 @@ def grow_tree(
                         slot = free_slots[n_free]
                         ready = 0
                     if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
-                        _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, pool[slot], hist_threads)
+                        _build_in_threads(Xb_own, n_bins_own, idx_own, start, end, w_own, yk_own, wy_own, criterion,
+                                          pool_own[slot], hist_threads)
                         n_evals[0] += n * n_features
                         ready = 1
                     find_split(
@@ -582,10 +653,14 @@ def grow_tree(
                         row_leaf[gmap[idx[p]] if in_local else idx[p]] = node
                 continue
             if n_front == fcap:
-                fr_int = _double_rows(fr_int)
-                fr_rec = _double_rows(fr_rec)
-                fr_gain = np.concatenate((fr_gain, np.empty(fcap)))
-                fr_bounds = _double_rows(fr_bounds)
+                fr_int_own = _double_rows(fr_int_own)
+                fr_rec_own = _double_rows(fr_rec_own)
+                fr_gain_own = np.concatenate((fr_gain_own, np.empty(fcap)))
+                fr_bounds_own = _double_rows(fr_bounds_own)
+                fr_int = borrow(fr_int_own)
+                fr_rec = borrow(fr_rec_own)
+                fr_gain = borrow(fr_gain_own)
+                fr_bounds = borrow(fr_bounds_own)
                 fcap *= 2
             fr_int[n_front, _F_NODE] = node
             fr_int[n_front, _F_START] = start
@@ -687,7 +762,9 @@ def grow_tree(
                     s_slot = free_slots[n_free]
                 target = pool[s_slot] if s_slot >= 0 else scratch
                 if hist_threads > 1 and n_small * n_features >= MIN_PARALLEL_WORK:
-                    _build_in_threads(Xb, n_bins, idx, s_start, s_end, w, yk, wy, criterion, target, hist_threads)
+                    target_own = pool_own[s_slot] if s_slot >= 0 else scratch_own
+                    _build_in_threads(Xb_own, n_bins_own, idx_own, s_start, s_end, w_own, yk_own, wy_own, criterion,
+                                      target_own, hist_threads)
                 else:
                     for f in range(n_features):
                         build_histogram(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], criterion, target[f])
@@ -727,4 +804,6 @@ def grow_tree(
         for e in range(n_front):
             for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
                 row_leaf[idx[p]] = fr_int[e, _F_NODE]
-    return table[:n_nodes].copy(), values[:n_nodes].copy()
+    keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
+                tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own))
+    return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
