@@ -1,10 +1,12 @@
 """Engine kernels against naive NumPy references (STYLE.md: every kernel has a twin)."""
 
+import numba
 import numpy as np
 import pytest
 
 from forestzoo._engine.binning import MISSING_BIN, bin_data, compute_bin_edges
 from forestzoo._engine.tree import TREE_LEAF
+from forestzoo._jit import borrow, keep_alive
 from forestzoo.tree._builder import grow, prepare_data
 
 CLASSIFICATION = ["gini", "entropy"]
@@ -377,3 +379,32 @@ def test_stopping_at_a_pure_split_keeps_the_full_search_tree(splitter, seed):
     for field in ("left", "right", "feature", "threshold"):
         np.testing.assert_array_equal(gini.nodes[field], full.nodes[field])
     assert gini.n_split_evaluations < full.n_split_evaluations  # the stop did happen
+
+
+@numba.njit
+def _alias_roundtrip(a, b):
+    from_a = borrow(a)
+    from_b = borrow(b)
+    total = 0.0
+    for i in range(from_a.shape[0]):
+        row = from_a[i]  # a view of an alias: uncounted too
+        for j in range(row.shape[0]):
+            total += row[j] * (j + 1)
+    from_b[1:3] = from_a[0, :2]  # writes go to the owner's memory
+    keep_alive((a, b))
+    return total, from_a.shape[0], from_a.shape[1], from_a.strides[1]
+
+
+def test_borrow_aliases_the_owner_array():
+    """forestzoo._jit.borrow: same data, shape and strides; writes reach the owner."""
+    a = np.arange(12.0).reshape(3, 4)
+    b = np.zeros(5)
+    total, n0, n1, stride = _alias_roundtrip(a, b)
+    assert total == float((a * np.arange(1, 5)).sum())
+    assert (n0, n1, stride) == (3, 4, 8)
+    assert b.tolist() == [0.0, 0.0, 1.0, 0.0, 0.0]
+    # a non-contiguous owner
+    at = np.asfortranarray(a)[:, ::2]
+    total, n0, n1, stride = _alias_roundtrip(at, b)
+    assert total == float((at * np.arange(1, 3)).sum())
+    assert (n0, n1, stride) == (3, 2, at.strides[1])
