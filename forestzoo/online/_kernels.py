@@ -25,7 +25,7 @@ import numpy as np
 from .._atomics import atomic_load
 from .._engine.rng import rng_randint, rng_uniform
 from .._engine.tree import TREE_LEAF, accumulate_tree
-from .._jit import njit
+from .._jit import borrow, njit
 
 ENTROPY = 0
 GINI = 1
@@ -219,6 +219,27 @@ def _train_rows(
     arrays and call again.  The check comes before the row draws anything, so
     where the arrays grow does not change the model.
     """
+    # Uncounted aliases (see forestzoo._jit.borrow): every per-row view below (``stats[s]``,
+    # ``tstats[s, j, side]`` for each of the n_tests candidates) would otherwise cost two atomic
+    # reference-count updates.  The caller holds the arrays for the whole call.
+    X = borrow(X)
+    yk = borrow(yk)
+    yr = borrow(yr)
+    nodes = borrow(nodes)
+    values = borrow(values)
+    parent_of = borrow(parent_of)
+    slot = borrow(slot)
+    seen = borrow(seen)
+    stats = borrow(stats)
+    tfeat = borrow(tfeat)
+    tthr = borrow(tthr)
+    tstats = borrow(tstats)
+    counts = borrow(counts)
+    gmin = borrow(gmin)
+    gmax = borrow(gmax)
+    rng = borrow(rng)
+    lo = borrow(lo)
+    hi = borrow(hi)
     n_tests = tfeat.shape[1]
     d = X.shape[1]
     row_splits = 1 + (MAX_REPS - 1) // (int(n_split) + 1)
