@@ -39,7 +39,7 @@ features it computes on demand.
 
 import numpy as np
 
-from ..._jit import njit
+from ..._jit import borrow, keep_alive, njit
 from ..rng import rng_randint
 from ._common import REC_COST, add_sample, is_perfect_split, scan_sorted
 from .exact import split_exact
@@ -309,6 +309,12 @@ def split_stochastic(
         run_at = np.zeros(n_cand, np.int64)  # where candidate s's run starts in the source buffer
         run_len = np.zeros(n_cand, np.int64)
         ws_total = np.zeros(total.shape[0])
+        owners = (perm, run_keys, run_pos, run_miss, new_keys, new_pos, score, slot, run_at, run_len, ws_total)
+        # uncounted aliases for the per-feature calls (forestzoo._jit.borrow); owners live until keep_alive
+        perm, run_keys, run_pos, run_miss, new_keys, new_pos = (borrow(perm), borrow(run_keys), borrow(run_pos),
+                                                                borrow(run_miss), borrow(new_keys), borrow(new_pos))
+        score, slot, run_at, run_len, ws_total = (borrow(score), borrow(slot), borrow(run_at), borrow(run_len),
+                                                  borrow(ws_total))
         ws = 0
         src = 0
         for _ in range(n_rounds):
@@ -334,6 +340,7 @@ def split_stochastic(
             ws = stride
             src = 1 - src
             alive = sdt_keep_best(score, feats, slot, alive, min_keep)  # Step 3
+        keep_alive(owners)
     # Step 5: the exact search over the whole node for the survivors (Eq. 2); like the exact
     # splitter's, it stops at a classification split with two pure children
     for a in range(alive):
