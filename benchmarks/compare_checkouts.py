@@ -13,6 +13,10 @@ processes is shown beside the ratio within each.
     python benchmarks/compare_checkouts.py /tmp/wt_old . --estimator DecisionTreeRegressor \\
         --params splitter=hist --data regression --rows 50000 --features 30 --pairs 8 --processes 5
 
+With ``--measure predict`` each process fits one model per checkout (same
+parameters and data) and alternates ``predict_proba`` (``predict`` for a
+regressor) on ``--predict-rows`` further rows of the same generator.
+
 Each copy compiles into its own Numba cache on first use (a minute or more per
 checkout); the warm-up fit is not timed.  CPU time (``time.process_time``) is
 measured, so use ``n_jobs=1`` estimators (the default here).
@@ -79,15 +83,25 @@ def child(args):
     mods = [__import__(n) for n in NAMES]
     classes = [getattr(m, args.estimator) for m in mods]
     params = dict(random_state=0, **parse_params(args.params))
-    X, y = make_data(args.data, args.rows, args.features, args.seed)
+    n_test = args.predict_rows if args.measure == "predict" else 0
+    X, y = make_data(args.data, args.rows + n_test, args.features, args.seed)
+    X, X_test, y = X[:args.rows], X[args.rows:], y[:args.rows]
     for cls in classes:
         cls(**params).fit(X[:500], y[:500])  # warm-up: Numba cache load or compilation
     times = [[], []]
+    if args.measure == "predict":
+        models = [cls(**params).fit(X, y) for cls in classes]
+        calls = [getattr(m, "predict_proba", m.predict) for m in models]
+        for c in calls:
+            c(X_test[:100])  # warm-up of the prediction kernels
     for p in range(args.pairs):
         order = (0, 1) if p % 2 == 0 else (1, 0)
         for i in order:
             t = time.process_time()
-            classes[i](**params).fit(X, y)
+            if args.measure == "predict":
+                calls[i](X_test)
+            else:
+                classes[i](**params).fit(X, y)
             times[i].append(time.process_time() - t)
     print(json.dumps(times))
 
@@ -102,7 +116,9 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=50_000)
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--pairs", type=int, default=8, help="alternated fit pairs per process")
+    p.add_argument("--pairs", type=int, default=8, help="alternated fit (or predict) pairs per process")
+    p.add_argument("--measure", choices=("fit", "predict"), default="fit")
+    p.add_argument("--predict-rows", type=int, default=20_000, help="test rows of --measure predict")
     p.add_argument("--processes", type=int, default=5)
     p.add_argument("--tmp", help=argparse.SUPPRESS)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -116,9 +132,10 @@ def main(argv=None):
         cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
                "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
                "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),
-               "--params", *args.params]
+               "--measure", args.measure, "--predict-rows", str(args.predict_rows), "--params", *args.params]
         print(f"# {args.estimator}({' '.join(args.params)}) on {args.data} {args.rows} x {args.features}; "
-              f"A = {args.a}, B = {args.b}; CPU seconds per fit, {args.pairs} alternated pairs per process")
+              f"A = {args.a}, B = {args.b}; CPU seconds per {args.measure}"
+              f"{f' of {args.predict_rows} rows' if args.measure == 'predict' else ''}, {args.pairs} alternated pairs per process")
         print("| process | A best | A median | B best | B median | B / A per pair: median | range |")
         print("|---|---|---|---|---|---|---|")
         medians = []
