@@ -20,6 +20,7 @@ from .._engine.prune import prune_tree
 from .._engine.rng import make_state
 from .._engine.splitters import HIST, SPLITTERS
 from .._engine.tree import NODE_DTYPE, Tree
+from .._jit import njit
 
 # Histogram buffers kept per tree for the subtraction trick, capped in bytes.
 _POOL_BYTES = 64 * 2**20
@@ -84,20 +85,37 @@ def resolve_max_features(max_features, n_features):
     return max(1, int(max_features * n_features))
 
 
+@njit
+def _fill_nodes(table, nodes, tail):
+    """One pass over the rows: ``tail`` (the records' last 8 bytes as uint64) is zeroed first, so
+    the padding after ``missing_left`` is zero and equal trees pickle equal."""
+    for i in range(table.shape[0]):
+        tail[i] = 0
+        rec = nodes[i]
+        rec.left = np.int32(table[i, COL_LEFT])
+        rec.right = np.int32(table[i, COL_RIGHT])
+        rec.feature = np.int32(table[i, COL_FEATURE])
+        rec.oblique = np.int32(table[i, COL_OBLIQUE])
+        rec.threshold = table[i, COL_THRESHOLD]
+        rec.depth = np.int32(table[i, COL_DEPTH])
+        rec.n_samples = np.int32(table[i, COL_N_SAMPLES])
+        rec.weighted_n_samples = table[i, COL_WEIGHTED_N]
+        rec.impurity = table[i, COL_IMPURITY]
+        rec.improvement = table[i, COL_IMPROVEMENT]
+        rec.missing_left = np.uint8(table[i, COL_MISSING_LEFT])
+
+
 def table_to_nodes(table):
-    """The grower's float64 node table as a :data:`NODE_DTYPE` array."""
-    nodes = np.zeros(table.shape[0], dtype=NODE_DTYPE)  # zeros: the padding bytes too, so equal trees pickle equal
-    nodes["left"] = table[:, COL_LEFT]
-    nodes["right"] = table[:, COL_RIGHT]
-    nodes["feature"] = table[:, COL_FEATURE]
-    nodes["oblique"] = table[:, COL_OBLIQUE]
-    nodes["threshold"] = table[:, COL_THRESHOLD]
-    nodes["missing_left"] = table[:, COL_MISSING_LEFT]
-    nodes["depth"] = table[:, COL_DEPTH]
-    nodes["n_samples"] = table[:, COL_N_SAMPLES]
-    nodes["weighted_n_samples"] = table[:, COL_WEIGHTED_N]
-    nodes["impurity"] = table[:, COL_IMPURITY]
-    nodes["improvement"] = table[:, COL_IMPROVEMENT]
+    """The grower's float64 node table as a :data:`NODE_DTYPE` array.
+
+    One compiled pass over the rows: eleven NumPy field assignments each swept
+    the whole record array (~4 ms, 6 % of a 10-class Extra Trees tree's fit).
+    """
+    n = table.shape[0]
+    nodes = np.empty(n, dtype=NODE_DTYPE)
+    # the last 8 bytes of a record: missing_left and the padding (NODE_DTYPE is 64 bytes, aligned)
+    tail = nodes.view(np.uint64).reshape(n, NODE_DTYPE.itemsize // 8)[:, -1]
+    _fill_nodes(np.ascontiguousarray(table), nodes, tail)
     return nodes
 
 
