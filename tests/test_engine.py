@@ -408,3 +408,33 @@ def test_borrow_aliases_the_owner_array():
     total, n0, n1, stride = _alias_roundtrip(at, b)
     assert total == float((at * np.arange(1, 3)).sum())
     assert (n0, n1, stride) == (3, 2, at.strides[1])
+
+
+def test_table_to_nodes_matches_field_by_field_copy():
+    """The compiled node-table conversion writes every field, and zero padding, as NumPy's field copies would."""
+    from forestzoo._engine import grower
+    from forestzoo._engine.tree import NODE_DTYPE
+    from forestzoo.tree._builder import table_to_nodes
+
+    rng = np.random.RandomState(0)
+    n = 257
+    cols = {
+        "left": grower.COL_LEFT, "right": grower.COL_RIGHT, "feature": grower.COL_FEATURE,
+        "oblique": grower.COL_OBLIQUE, "threshold": grower.COL_THRESHOLD, "depth": grower.COL_DEPTH,
+        "n_samples": grower.COL_N_SAMPLES, "weighted_n_samples": grower.COL_WEIGHTED_N,
+        "impurity": grower.COL_IMPURITY, "improvement": grower.COL_IMPROVEMENT,
+        "missing_left": grower.COL_MISSING_LEFT,
+    }
+    table = np.empty((n, grower.N_COLS))
+    for name, c in cols.items():
+        if NODE_DTYPE[name].kind == "f":
+            table[:, c] = rng.standard_normal(n) * 100
+        else:
+            table[:, c] = rng.randint(-1 if NODE_DTYPE[name].kind == "i" else 0, 2 if name == "missing_left" else 10**6, n)
+    expected = np.zeros(n, dtype=NODE_DTYPE)
+    for name, c in cols.items():
+        expected[name] = table[:, c]
+    got = table_to_nodes(table)
+    assert got.dtype == NODE_DTYPE
+    assert got.tobytes() == expected.tobytes()  # the padding bytes too: equal trees pickle equal
+    assert table_to_nodes(table[:0]).shape == (0,)
