@@ -88,9 +88,9 @@ def resolve_max_features(max_features, n_features):
 # _fill_nodes zeroes a record's last 8 bytes and then writes missing_left there: the only padding of
 # NODE_DTYPE must lie in them (a new field would move it; then zero the padding another way)
 _TAIL = NODE_DTYPE.itemsize - 8
-assert (NODE_DTYPE.itemsize % 8 == 0 and NODE_DTYPE.fields["missing_left"][1] == _TAIL
-        and sum(dt.itemsize for name, (dt, _) in NODE_DTYPE.fields.items() if name != "missing_left") == _TAIL), \
-    "NODE_DTYPE changed: revisit table_to_nodes' padding"
+if not (NODE_DTYPE.itemsize % 8 == 0 and NODE_DTYPE.fields["missing_left"][1] == _TAIL
+        and sum(dt.itemsize for name, (dt, _) in NODE_DTYPE.fields.items() if name != "missing_left") == _TAIL):
+    raise RuntimeError("NODE_DTYPE changed: revisit table_to_nodes' padding")
 
 
 @njit
