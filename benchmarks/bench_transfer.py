@@ -207,6 +207,8 @@ def main():
     p.add_argument("--adapt-timeout", type=int, default=900)
     p.add_argument("--skip-reproduction", action="store_true")
     args = p.parse_args()
+    if args.landmine_repeats < 1:
+        p.error("--landmine-repeats must be at least 1")
     args.tasks = [t for t in args.tasks.split(",") if t]
     args.adapt_tasks = [t for t in args.adapt_tasks.split(",") if t]
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}")
