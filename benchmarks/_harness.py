@@ -109,6 +109,10 @@ def make_model(name, n_trees, n_jobs, n_features, n_train):
             # per node, like RF's max_features; LightGBM's per-tree feature_fraction
             # would give each tree only ~7 of 50 features
             feature_fraction_bynode=frac,
+            # LightGBM caches one histogram per leaf (features x bins x 16 bytes, ~200 KB here) and
+            # by default never evicts: 131071 leaves at 1M rows asked for ~27 GB and were killed for
+            # memory on a 24 GB machine (2026-11-25). A capped pool evicts and recomputes instead.
+            histogram_pool_size=4096,
         )
     if name == "xgb-rf":
         import xgboost
