@@ -118,7 +118,7 @@ def load(experiment, seed, n_slice=None):
 #: the gcForest settings a run may override: spec key (as in the JSON lines, and ``--fashion-<key>``)
 #: -> GCForestClassifier parameter
 OVERRIDES = {"max_levels": "max_levels", "cascade_trees": "n_estimators", "scan_trees": "scan_n_estimators",
-             "max_windows": "max_window_samples", "scan_leaf": "scan_min_samples_leaf"}
+             "max_windows": "max_window_samples", "scan_leaf": "scan_min_samples_leaf", "folds": "n_folds"}
 
 
 def make(model, experiment, n_jobs, seed, n_trees, **overrides):
@@ -135,8 +135,7 @@ def make(model, experiment, n_jobs, seed, n_trees, **overrides):
         return MultiGrainedScanner(**{k: FASHION[k] for k in keys}, n_estimators=FASHION["scan_n_estimators"],
                                    n_jobs=n_jobs, random_state=seed)
     if model == "gcForest-leaf1":
-        scan_trees = overrides.get("scan_trees")
-        params = ORL_LEAF1 if scan_trees is None else dict(ORL_LEAF1, scan_n_estimators=scan_trees)
+        params = dict(ORL_LEAF1, **{OVERRIDES[k]: v for k, v in overrides.items() if v is not None})
         return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
     params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
     params = dict(params, **{OVERRIDES[k]: v for k, v in overrides.items() if v is not None})
@@ -264,6 +263,8 @@ def parse_args(argv):
                    help="deep models of the face experiments (ORL, Yale)")
     p.add_argument("--leaf1-scan-trees", type=int, default=None,
                    help="scanning trees per forest of gcForest-leaf1 (default: ORL_LEAF1's 30)")
+    p.add_argument("--leaf1-folds", type=int, default=None,
+                   help="out-of-fold folds of gcForest-leaf1 (default: ORL_LEAF1's n_folds, 3)")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--fashion-rf-trees", type=int, default=500)
     p.add_argument("--fashion-max-levels", type=int, default=None,
@@ -279,6 +280,8 @@ def parse_args(argv):
                         "max_window_samples)")
     p.add_argument("--fashion-scan-leaf", type=int, default=None,
                    help="scan_min_samples_leaf of the fashion run's gcForest (default: GCForestClassifier's)")
+    p.add_argument("--fashion-folds", type=int, default=None,
+                   help="out-of-fold folds of the fashion run's gcForest (default: FASHION's n_folds, 3)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
@@ -310,7 +313,8 @@ def main(argv=None):
     for exp in args.experiments:
         for seed in args.seeds:
             base = dict(experiment=exp, seed=seed, n_jobs=args.n_jobs)
-            extra = {} if args.leaf1_scan_trees is None else {"scan_trees": args.leaf1_scan_trees}
+            extra = {k: v for k, v in (("scan_trees", args.leaf1_scan_trees), ("folds", args.leaf1_folds))
+                     if v is not None}
             if exp == "fashion-memory":
                 for n in (5000, 10000):
                     run(dict(base, model="scanning", n_slice=n), args.timeout, log, args.json)
