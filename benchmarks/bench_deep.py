@@ -264,7 +264,7 @@ def parse_args(argv):
     p.add_argument("--leaf1-scan-trees", type=int, default=None,
                    help="scanning trees per forest of gcForest-leaf1 (default: ORL_LEAF1's 30)")
     p.add_argument("--leaf1-folds", type=int, default=None,
-                   help="out-of-fold folds of gcForest-leaf1 (default: ORL_LEAF1's n_folds, 3)")
+                   help="out-of-fold folds of gcForest-leaf1 (default: GCForestClassifier's 3)")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--fashion-rf-trees", type=int, default=500)
     p.add_argument("--fashion-max-levels", type=int, default=None,
@@ -281,7 +281,7 @@ def parse_args(argv):
     p.add_argument("--fashion-scan-leaf", type=int, default=None,
                    help="scan_min_samples_leaf of the fashion run's gcForest (default: GCForestClassifier's)")
     p.add_argument("--fashion-folds", type=int, default=None,
-                   help="out-of-fold folds of the fashion run's gcForest (default: FASHION's n_folds, 3)")
+                   help="out-of-fold folds of the fashion run's gcForest (default: GCForestClassifier's 3)")
     p.add_argument("--fashion-slice", type=int, default=5000, help="training images of fashion-slice")
     p.add_argument("--timeout", type=float, default=7200.0, help="seconds per worker")
     p.add_argument("--json", metavar="PATH", help="append every worker's result as a JSON line, as it comes")
