@@ -58,6 +58,13 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
     n_completely_random_forests : int, default=2
         Forests of each grade.
     n_folds : int, default=3
+        Folds of the cross-validation behind every forest's training class
+        vectors, in the scanner and in the cascade; each fold forest is
+        trained on ``(n_folds - 1) / n_folds`` of the rows, and a new sample
+        gets the mean of the fold forests. With few samples per class more
+        folds help: on ORL faces with 5 images per person and fully grown
+        scanning trees, 5 folds gave 91.7 % against 89.9 % with 3 (five
+        splits; docs/results/gcforest.md), at 5/3 of the fit time and size.
     max_levels : int, default=20
         Most levels (each with one grade per grain).
     n_tolerant_rounds : int, default=2
