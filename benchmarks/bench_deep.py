@@ -134,10 +134,8 @@ def make(model, experiment, n_jobs, seed, n_trees, **overrides):
         keys = ("window_sizes", "image_shape", "stride", "max_window_samples")
         return MultiGrainedScanner(**{k: FASHION[k] for k in keys}, n_estimators=FASHION["scan_n_estimators"],
                                    n_jobs=n_jobs, random_state=seed)
-    if model == "gcForest-leaf1":
-        params = dict(ORL_LEAF1, **{OVERRIDES[k]: v for k, v in overrides.items() if v is not None})
-        return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
-    params = DIGITS if experiment == "digits" else ORL if _face(experiment) else FASHION
+    params = ORL_LEAF1 if model == "gcForest-leaf1" else DIGITS if experiment == "digits" \
+        else ORL if _face(experiment) else FASHION
     params = dict(params, **{OVERRIDES[k]: v for k, v in overrides.items() if v is not None})
     return GCForestClassifier(**params, n_jobs=n_jobs, random_state=seed)
 
