@@ -166,6 +166,14 @@ def peer(args):
         if args.adapt_max_source and len(ys) > args.adapt_max_source:
             keep = np.random.RandomState(0).choice(len(ys), args.adapt_max_source, replace=False)
             Xs, ys = Xs[keep], ys[keep]
+        # adapt's STRUT looks each target label up among a source tree's classes_, which in a
+        # scikit-learn forest are the codes 0..k-1, not the labels (wine's qualities 3-9 raise a
+        # KeyError there). Both libraries get the same codes; an error rate does not depend on them.
+        labels = np.unique(ys)
+        if not np.isin(yt, labels).all():
+            print(f"# {task} skipped: target labels {np.setdiff1d(yt, labels)} are not in the source sample")
+            continue
+        ys, yt = np.searchsorted(labels, ys), np.searchsorted(labels, yt)
         for r in range(args.adapt_repeats):
             tr, te = split_target(len(yt), args.target_fraction, r)
             with tempfile.TemporaryDirectory() as tmp:
