@@ -308,11 +308,11 @@ def main(argv=None):
     print(f"# bench_deep {started:%Y-%m-%d %H:%M}, {platform.node()}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}; n_jobs={args.n_jobs}", flush=True)
     log = []
+    # gcForest-leaf1's overrides, the same for every experiment and seed
+    leaf1 = {k: v for k, v in (("scan_trees", args.leaf1_scan_trees), ("folds", args.leaf1_folds)) if v is not None}
     for exp in args.experiments:
         for seed in args.seeds:
             base = dict(experiment=exp, seed=seed, n_jobs=args.n_jobs)
-            extra = {k: v for k, v in (("scan_trees", args.leaf1_scan_trees), ("folds", args.leaf1_folds))
-                     if v is not None}
             if exp == "fashion-memory":
                 for n in (5000, 10000):
                     run(dict(base, model="scanning", n_slice=n), args.timeout, log, args.json)
@@ -328,7 +328,7 @@ def main(argv=None):
             deep_models = ["CascadeForest"] if exp == "letter" else ["gcForest", "CascadeForest"] \
                 if exp == "digits" else args.orl_models.split(",") if _face(exp) else ["gcForest"]
             for model in deep_models:
-                deep = run(dict(base, model=model, **(extra if model == "gcForest-leaf1" else {})), args.timeout,
+                deep = run(dict(base, model=model, **(leaf1 if model == "gcForest-leaf1" else {})), args.timeout,
                            log, args.json)
                 if deep.get("status") == "ok" and not any(
                         r["experiment"] == exp and r["model"] == "RF" and r["seed"] == seed
