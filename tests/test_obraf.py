@@ -211,7 +211,12 @@ def _load(name):
 def test_obraf_h_accuracy_on_glass():
     X, y = _load("glass")  # 6 classes: the ranked (exhaustive) search at the root
     forest = HeterogeneousObliqueForestClassifier(n_estimators=15, random_state=0, n_jobs=2)
-    assert cross_val_score(forest, X, y, cv=3).mean() > 0.62  # chance ~0.36, RF ~0.76 (docs/results)
+    # The node models solve small linear systems with LAPACK, so the BLAS kernel OpenBLAS picks for the CPU
+    # changes some hyperplanes and hence the trees.  Measured 3-fold CV accuracy over random_state 0-19 and
+    # the Haswell, Sandybridge and Prescott kernels and Numba's generic target: 0.612 to 0.692 (mean 0.648);
+    # random_state=0 gives 0.636 to 0.645, and 0.617 under SkylakeX (docs/portability.md).  0.59 leaves
+    # about one seed-to-seed standard deviation (0.02) below the lowest; chance ~0.36, RF ~0.76 (docs/results).
+    assert cross_val_score(forest, X, y, cv=3).mean() > 0.59
 
 
 def test_results_do_not_depend_on_n_jobs():
