@@ -1,13 +1,15 @@
 """The one tree grower of forestzoo.
 
-:func:`grow_tree` grows a single tree from shared, read-only data arrays and
-a per-tree sample weight vector.  It is depth-first (a LIFO frontier) unless
-``max_leaf_nodes`` is set, in which case the frontier node whose split
-decreases impurity most is expanded first (best-first, as scikit-learn does).
-A node's best split is searched when the node is created, so both policies
-share one loop.  The split kernel is chosen by ``splitter``; families plug in
-new kernels here, they never copy the loop.  A family whose splits no kernel
-can express (oblique node models, Haar features, stopping rules) passes a
+:func:`grower_for` gives the grower compiled for one split kernel (the
+``grow_tree`` of :func:`_make_grower`); it grows a single tree from shared,
+read-only data arrays and a per-tree sample weight vector.  It is
+depth-first (a LIFO frontier) unless ``max_leaf_nodes`` is set, in which
+case the frontier node whose split decreases impurity most is expanded
+first (best-first, as scikit-learn does).  A node's best split is searched
+when the node is created, so both policies share one loop.  The split kernel
+is fixed when the grower is compiled; families plug in new kernels here,
+they never copy the loop.  A family whose splits no kernel can express
+(oblique node models, Haar features, stopping rules) passes a
 *node model* (:mod:`.node_model`): the grower asks it first, through
 ``numba.objmode``, and partitions by the mask it returns.
 
@@ -50,8 +52,8 @@ COL_OBLIQUE = 10  # id of the node model's projection; -1 for axis-aligned nodes
 N_COLS = 11
 
 # Columns of the integer part of a frontier entry.
-_F_NODE, _F_START, _F_END, _F_SLOT, _F_READY, _F_AXIS_ONLY = 0, 1, 2, 3, 4, 5
-_F_SIZE = 6
+_F_NODE, _F_START, _F_END, _F_SLOT, _F_AXIS_ONLY = 0, 1, 2, 3, 4
+_F_SIZE = 5
 
 _DBL_EPS = np.finfo(np.float64).eps
 
@@ -61,11 +63,36 @@ warnings.filterwarnings("ignore", message=".*Code running in object mode won't a
                         category=numba.NumbaWarning)
 
 
+# Rows are copied element by element below, never as ``dst[i] = src[j]`` of arrays: Numba
+# compiles an array-to-array slice assignment with a shape check whose error message is
+# formatted in compiled code, and that formatting (str, join, repr) cost ~6 s of compile time
+# on a cold cache for nothing the grower can hit.
+
+
 @njit
 def _double_rows(a):
-    out = np.empty((2 * a.shape[0],) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
+    """A copy of the 2-D ``a`` with twice the rows; the new rows are uninitialised."""
+    out = np.empty((2 * a.shape[0], a.shape[1]), dtype=a.dtype)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = a[i, j]
     return out
+
+
+@njit
+def _double_1d(a):
+    """A copy of the 1-D ``a`` twice as long; the new entries are uninitialised."""
+    out = np.empty(2 * a.shape[0], dtype=a.dtype)
+    for i in range(a.shape[0]):
+        out[i] = a[i]
+    return out
+
+
+@njit(inline="always")
+def _copy_into(dst, src):
+    """``dst[:] = src`` for two 1-D arrays of the same length."""
+    for k in range(dst.shape[0]):
+        dst[k] = src[k]
 
 
 @njit
@@ -116,7 +143,7 @@ def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target,
 
 @njit(inline="always")
 def find_split(
-    Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, max_features,
+    Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
     min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w, mono,
 ):
     """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
@@ -129,7 +156,8 @@ def find_split(
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
     the subtraction trick.  The stochastic splitter searches the whole node
     at once, and so does the random one (see :func:`.splitters.random.split_random`).
-    ``n_evals[0]`` counts the (row, feature) pairs read.
+    ``n_evals[0]`` counts the (row, feature) pairs read.  ``splitter`` is the
+    kernel's code and ``only`` the grower's constant (see :func:`_make_grower`).
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
     functions of at most 30 arguments).  ``mono`` holds the monotonic
     constraints and the node's value bounds (:func:`._common.mono_of`).
@@ -138,11 +166,11 @@ def find_split(
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
-    if splitter == STOCHASTIC:
+    if only == STOCHASTIC or (only < 0 and splitter == STOCHASTIC):
         split_stochastic(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion,
                          max_features, feats, rng, sdt, keys, samples, miss, cum, tmp, rec, n_evals)
         return
-    if splitter == RANDOM:
+    if only == RANDOM or (only < 0 and splitter == RANDOM):
         split_random(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, max_features,
                      feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono)
         return
@@ -155,7 +183,7 @@ def find_split(
         feats[r] = feats[j]
         feats[j] = f
         cst, lo, hi = mono_of(mono, f)
-        if splitter == HIST:
+        if only == HIST or (only < 0 and splitter == HIST):
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
@@ -189,7 +217,7 @@ def find_split(
 
 
 @njit(inline="always")
-def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
+def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
                yrbuf, wybuf, go_left, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
     ``w``, ``yk``, ``yr``, ``wy`` that travel with it; returns the left size.
@@ -222,7 +250,7 @@ def _partition(Xb, Xf, splitter, idx, w, yk, yr, wy, start, end, feature, bin_, 
         i = idx[p]
         if feature < 0:
             left = go_left[p] != 0
-        elif splitter == HIST:
+        elif only == HIST or (only < 0 and splitter == HIST):
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
         else:
@@ -328,483 +356,531 @@ def _global_ids(idx, start, end, gmap):
         idx[p] = gmap[idx[p]]
 
 
-@njit
-def grow_tree(
-    Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
-    min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-    node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono,
-):
-    """Grow one tree; returns ``(node_table, values)``.
+_GROWERS = {}
 
-    ``node_table`` is a view of the first rows of a larger buffer (convert or copy it);
-    ``values`` is its own array.
+#: Which grower runs each split kernel: the kernel's code for a grower compiled for it alone, -1 for
+#: the grower that holds every kernel and tests the ``splitter`` argument at run time.  Measured on a
+#: cold cache (CPU seconds of a first fit, 2-core machine): a grower for ``hist`` alone, the splitter of
+#: the forests' and boosting's defaults, compiles in ~33 s against ~63 s for the grower of all four;
+#: four single-kernel growers would cost ~118 s in all, since each repeats the node loop, against
+#: ~79 s for the two below (benchmarks/bench_startup.py).
+_ONLY = {HIST: HIST, EXACT: -1, RANDOM: -1, STOCHASTIC: -1}
 
-    Parameters
-    ----------
-    Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
-    Xf : float32 (n_features, n_samples) raw values (exact/random), else unused.
-    n_bins, edges : from :mod:`.binning`.
-    yk, yr : int32 class index / float64 target of every row (one is unused).
-    w : float64 per-row weight (bootstrap count x sample_weight x class weight).
-    idx : int rows with positive weight, sorted; permuted in place.
 
-    The kernels read weights and targets in node order (``w[idx]`` moved
-    along with ``idx`` at every partition), so only the feature codes are
-    gathered through ``idx``: deep nodes then touch a few cache lines
-    instead of one per row.
-    n_values : number of classes, or 1 for regression.
-    max_features : features evaluated per node (counting non-constant ones).
-    max_depth, max_leaf_nodes : -1 for unlimited.
-    min_weight_leaf : least sum of weights in a leaf (``min_weight_fraction_leaf`` x total).
-    rng : uint64[1] state of :mod:`.rng`.
-    pool_slots : number of per-node histogram buffers kept for the
-        subtraction trick (hist splitter, all features evaluated); 0 disables.
-    node_model : handle of a registered :class:`.node_model.NodeModel`, or -1.
-    sdt : float64 parameters of the stochastic splitter (see splitters/stochastic.py).
-    n_evals : int64[1], increased by the (row, feature) pairs the split searches read.
-    pool_buf : float64 (slots, n_features, 256, n_stats) histogram pool to reuse
-        across trees (boosting grows hundreds on the same data); allocated
-        here when it is too small.
-    row_leaf : int32, one entry per row of the data (or empty): filled with the
-        leaf each training row ends in (rows of weight 0 are left untouched),
-        so that boosting can set leaf values without a separate ``apply``.
-    hist_threads : threads that build a node's histograms (hist splitter with
-        the pool, i.e. every feature evaluated), for nodes of at least
-        :data:`.hist_threads.MIN_PARALLEL_WORK` (rows x features); 1 builds
-        them all on this thread.  The tree does not depend on it.
-    local_rows : largest subtree (rows) whose values are copied into a
-        node-local block (exact and random splitters, depth-first
-        growth, no node model); 0 disables.  A node of at most this many rows whose subtree
-        will read its rows more often than there are features (see
-        :func:`_worth_copying`) gets ``Xf[:, idx[start:end]]`` copied into a
-        contiguous ``(n_features, n)`` block and its ``idx`` renumbered
-        0..n-1; its whole subtree then gathers from that block, which stays
-        in cache, instead of from rows scattered over all of ``Xf`` (an
-        ad-hoc measurement here: 18 vs 4.7 ns per value for 2,000 rows of
-        80,000; ExtraTrees fit 1.3x faster at 100k x 50, 1.6x at 1M x 50).
-        The global row ids come back when the subtree is done.  The tree
-        does not depend on it.
-    mono : float64 ``[lo, hi, cst_0, ..., cst_{F-1}]`` (see
-        :func:`._common.mono_of`), or empty: per-feature monotonic
-        constraints, +1 / -1 / 0, on the mean target (regression) or the
-        proportion of class 1 (two classes), enforced as scikit-learn does.
-        A split on a constrained feature must leave its children's values
-        ordered and inside the node's bounds; the children of such a split
-        get the midpoint of their two values as the bound between them
-        (other splits pass the node's bounds on); every node's value is
-        clipped into its bounds.  ``mono[:2]`` is overwritten with the bounds
-        of the node being searched.
+def grower_for(splitter):
+    """The compiled tree grower that runs the split kernel ``splitter`` (a code of :mod:`.splitters`).
+
+    The grower is compiled by :func:`_make_grower` for the constant ``ONLY =
+    _ONLY[splitter]``, on first use, and cached on disk: Numba keys a
+    closure's cache entry on the values it captures, here one integer.
     """
-    n_features = Xb.shape[0] if splitter == HIST else Xf.shape[0]
-    # node-ordered copies, permuted together with idx
-    w = w[idx]
-    yk = yk[idx]
-    yr = yr[idx]
-    # w * y of every row (squared error): what the histograms sum, computed once per tree
-    wy = w * yr if criterion == SQUARED_ERROR else np.empty(0)
-    wbuf = np.empty_like(w)
-    ykbuf = np.empty_like(yk)
-    yrbuf = np.empty_like(yr)
-    wybuf = np.empty_like(wy)
-    n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
-    n_rows = idx.shape[0]
-    if max_depth < 0:
-        max_depth = 1 << 30
-    best_first = max_leaf_nodes > 0
+    key = _ONLY[int(splitter)]
+    grower = _GROWERS.get(key)
+    if grower is None:
+        grower = _GROWERS[key] = _make_grower(key)
+    return grower
 
-    # scratch memory, allocated once per tree
-    feats = np.arange(n_features)
-    # sort buffers: the exact splitter sorts whole nodes, hist only nodes
-    # below SMALL_NODE rows, random never
-    n_sort = n_rows if splitter == EXACT or splitter == STOCHASTIC else (min(n_rows, SMALL_NODE) if splitter == HIST else 0)
-    keys = np.empty(n_sort, np.float64)
-    samples = np.empty(n_sort, idx.dtype)
-    vals = np.empty(n_rows if splitter == RANDOM else 0, Xf.dtype)  # the random splitter's gathered values
-    unit_w = True  # every row's weight is 1: the random splitter counts in integers
-    for p in range(n_rows):
-        if w[p] != 1.0:
-            unit_w = False
-            break
-    buf = np.empty(n_rows, idx.dtype)
-    tot = np.empty(n_stats)
-    miss = np.empty(n_stats)
-    cum = np.empty(n_stats)
-    tmp = np.empty(n_stats)
-    rec = np.empty(REC_SIZE)
-    go_left = np.zeros(n_rows if node_model >= 0 else 0, np.uint8)
-    out = np.empty(OUT_SIZE)
-    counts = np.empty(MISSING_BIN + 1, np.int64)
-    use_pool = splitter == HIST and pool_slots > 0 and max_features >= n_features
-    n_pool = pool_slots if use_pool else 0
-    if (pool_buf.shape[0] >= n_pool and pool_buf.shape[1] == n_features and pool_buf.shape[3] == n_stats):
-        pool = pool_buf
-    else:
-        pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
-    scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_stats))
-    free_slots = np.arange(n_pool)[::-1].copy()
-    n_free = n_pool
-    # node-local copies (see local_rows): the block, the local -> global row ids, and the subtree's range
-    # Left out: hist (~5-10 % in noisy runs of RF at 100k x 50, not established) and stochastic
-    # (its rounds read a few rows per feature: a copy of every feature would cost more than it saves).
-    use_local = local_rows > 0 and (splitter == RANDOM or splitter == EXACT) and not best_first and node_model < 0
-    local_buf = np.empty(n_features * local_rows if use_local else 0, Xf.dtype)
-    gmap = np.empty(local_rows if use_local else 0, idx.dtype)
-    in_local = False
-    local_start = 0
-    local_end = 0
 
-    # Node capacity: at most 2 L - 1 nodes for L leaves; every leaf holds a row, there are at most
-    # max_leaf_nodes leaves when it is set and 2^max_depth with a depth limit.  np.empty: pages
-    # never written are never faulted in, so the bound costs address space, not memory, and the
-    # tables are never copied to grow (the doubling below only guards the bound; before, they grew
-    # from 64 rows, ~11 copies for a fully grown tree).  Page faults per 10-class Extra Trees tree
-    # moved little (3,915 -> 3,796, one measurement): they follow the bytes the fitted tree keeps
-    # (records, values and the prediction table, 160 bytes a node; BENCHMARKS.md, twentieth session).
-    max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
-    if max_depth < 40:
-        max_leaves = min(max_leaves, 1 << max_depth)
-    cap = max(2 * max_leaves - 1, 1)
-    table_own = np.empty((cap, N_COLS))
-    values_own = np.empty((cap, n_values))
-    n_nodes = 0
-    n_leaves = 0
-    fcap = 32
-    fr_int_own = np.empty((fcap, _F_SIZE), np.int64)
-    fr_rec_own = np.empty((fcap, REC_SIZE))
-    fr_gain_own = np.empty(fcap)
-    fr_bounds_own = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
-    n_front = 0
-    constrained = mono.shape[0] > 0
+def _make_grower(ONLY):
+    """The tree grower for the closure constant ``ONLY`` (a kernel's code, or -1 for every kernel).
 
-    # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
-    pend = np.empty((2, 8), np.int64)
-    pend_tot = np.empty((2, n_stats))  # their statistics, summed by _partition
-    pend_bounds = np.empty((2, 2))  # their monotonic bounds
-    pend_bounds[0, 0] = -np.inf
-    pend_bounds[0, 1] = np.inf
-    n_pend = 1
-    pend[0, 0] = 0
-    pend[0, 1] = n_rows
-    pend[0, 2] = 0
-    pend[0, 3] = -1
-    pend[0, 4] = 0
-    pend[0, 5] = -1
-    pend[0, 6] = 0
-    pend[0, 7] = 0
-    root_weight = 1.0
+    Every choice of a kernel is written ``ONLY == K or (ONLY < 0 and
+    splitter == K)``.  Numba's dead-branch pruning evaluates the tests on
+    ``ONLY`` before typing, in the grower and in the helpers inlined into it
+    (:func:`find_split`, :func:`_partition`), so the grower compiled for
+    ``hist`` alone never types, nor compiles, the exact, random or stochastic
+    kernels; with ``ONLY = -1`` the run-time ``splitter`` chooses.  The split
+    kernels that are compiled functions of their own (not inlined) receive the
+    criterion as a run-time argument: a constant would make Numba compile
+    each kernel once per criterion.
+    """
 
-    # The node loop works on uncounted aliases (forestzoo._jit.borrow): Numba's atomic
-    # reference counting of the arrays that inlined helpers bind was ~30 % of an Extra Trees
-    # fit, and on two threads the shared data arrays' counters bounce between the cores.
-    # The owners stay in use until keep_alive() at the end.  The objmode helpers
-    # (_ask_node_model, _build_in_threads) hand arrays to Python and get the owners.
-    Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own = Xb, n_bins, idx, w, yk, yr, wy
-    pool_own, scratch_own, go_left_own, tot_own, out_own = pool, scratch, go_left, tot, out
-    owners = (keys, samples, vals, buf, miss, cum, tmp, rec, counts, wbuf, ykbuf, yrbuf, wybuf, feats, free_slots,
-              local_buf, gmap, pend, pend_tot, pend_bounds)
-    Xb = borrow(Xb)
-    Xf = borrow(Xf)
-    Xc = Xf  # what the kernels read: Xf, or the current subtree's block
-    n_bins = borrow(n_bins)
-    edges = borrow(edges)
-    idx = borrow(idx)
-    w = borrow(w)
-    yk = borrow(yk)
-    yr = borrow(yr)
-    wy = borrow(wy)
-    rng = borrow(rng)
-    sdt = borrow(sdt)
-    n_evals = borrow(n_evals)
-    row_leaf = borrow(row_leaf)
-    mono = borrow(mono)
-    pool = borrow(pool)
-    scratch = borrow(scratch)
-    go_left = borrow(go_left)
-    tot = borrow(tot)
-    out = borrow(out)
-    keys = borrow(keys)
-    samples = borrow(samples)
-    vals = borrow(vals)
-    buf = borrow(buf)
-    miss = borrow(miss)
-    cum = borrow(cum)
-    tmp = borrow(tmp)
-    rec = borrow(rec)
-    counts = borrow(counts)
-    wbuf = borrow(wbuf)
-    ykbuf = borrow(ykbuf)
-    yrbuf = borrow(yrbuf)
-    wybuf = borrow(wybuf)
-    feats = borrow(feats)
-    free_slots = borrow(free_slots)
-    local_buf = borrow(local_buf)
-    gmap = borrow(gmap)
-    pend = borrow(pend)
-    pend_tot = borrow(pend_tot)
-    pend_bounds = borrow(pend_bounds)
-    bufs = (keys, samples, miss, counts, cum, tmp, vals)
-    table = borrow(table_own)
-    values = borrow(values_own)
-    fr_int = borrow(fr_int_own)
-    fr_rec = borrow(fr_rec_own)
-    fr_gain = borrow(fr_gain_own)
-    fr_bounds = borrow(fr_bounds_own)
+    @njit
+    def grow_tree(
+        Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
+        min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
+        node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono,
+    ):
+        """Grow one tree; returns ``(node_table, values)``.
 
-    while True:
-        for q in range(n_pend):
-            start = pend[q, 0]
-            end = pend[q, 1]
-            depth = pend[q, 2]
-            parent = pend[q, 3]
-            is_left = pend[q, 4]
-            slot = pend[q, 5]
-            ready = pend[q, 6]
-            axis_only = pend[q, 7]
-            n = end - start
-            if n_nodes == cap:
-                table_own = _double_rows(table_own)
-                values_own = _double_rows(values_own)
-                table = borrow(table_own)
-                values = borrow(values_own)
-                cap *= 2
-            node = n_nodes
-            n_nodes += 1
-            n_leaves += 1
-            if parent >= 0:
-                table[parent, COL_LEFT if is_left else COL_RIGHT] = node
-            if parent >= 0:
-                tot[:] = pend_tot[q]
-            else:
-                _node_totals(idx, start, end, w, yk, yr, criterion, tot)
-                root_weight = tot[1]
-            wimp = weighted_impurity(tot, tot, 0.0, criterion)
-            table[node, COL_LEFT] = -1
-            table[node, COL_RIGHT] = -1
-            table[node, COL_FEATURE] = -1
-            table[node, COL_THRESHOLD] = 0.0
-            table[node, COL_MISSING_LEFT] = 0
-            table[node, COL_DEPTH] = depth
-            table[node, COL_N_SAMPLES] = n
-            table[node, COL_WEIGHTED_N] = tot[1]
-            table[node, COL_IMPURITY] = wimp / tot[1]
-            table[node, COL_IMPROVEMENT] = 0.0
-            table[node, COL_OBLIQUE] = -1
-            node_value(tot, criterion, values[node])
-            if constrained:
-                mono[0] = pend_bounds[q, 0]
-                mono[1] = pend_bounds[q, 1]
-                _clip_value(values[node], mono[0], mono[1], criterion)
+        ``node_table`` is a view of the first rows of a larger buffer (convert or copy it);
+        ``values`` is its own array.
 
-            leaf = (
-                depth >= max_depth
-                or n < min_samples_split
-                or n < 2 * min_samples_leaf
-                or tot[1] < 2.0 * min_weight_leaf
-                or _is_pure(tot, criterion)
-                or wimp / tot[1] <= _DBL_EPS
-            )
-            status = NODE_AXIS
-            if not leaf and node_model >= 0 and axis_only == 0:
-                out[:] = 0.0
-                out[OUT_COST] = np.inf
-                out[OUT_OBLIQUE] = -1.0
-                status = _ask_node_model(node_model, idx_own, w_own, yk_own, yr_own, go_left_own, start, end, depth,
-                                         tot_own, out_own)
-                if status == NODE_LEAF:
-                    leaf = True
-                elif status == NODE_AXIS_SUBTREE:
-                    axis_only = 1
-            if not leaf:
-                if status == NODE_OBLIQUE:
-                    reset_record(rec)
-                    if slot >= 0 and ready == 0:  # no histogram was built for this node
+        Parameters
+        ----------
+        Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
+        Xf : float32 (n_features, n_samples) raw values (exact/random), else unused.
+        n_bins, edges : from :mod:`.binning`.
+        yk, yr : int32 class index / float64 target of every row (one is unused).
+        w : float64 per-row weight (bootstrap count x sample_weight x class weight).
+        idx : int rows with positive weight, sorted; permuted in place.
+
+        The kernels read weights and targets in node order (``w[idx]`` moved
+        along with ``idx`` at every partition), so only the feature codes are
+        gathered through ``idx``: deep nodes then touch a few cache lines
+        instead of one per row.
+        n_values : number of classes, or 1 for regression.
+        criterion : a code of :mod:`.criteria`.
+        splitter : a code of :mod:`.splitters`, one this grower holds (``ONLY``, or any when it is -1).
+        max_features : features evaluated per node (counting non-constant ones).
+        max_depth, max_leaf_nodes : -1 for unlimited.
+        min_weight_leaf : least sum of weights in a leaf (``min_weight_fraction_leaf`` x total).
+        rng : uint64[1] state of :mod:`.rng`.
+        pool_slots : number of per-node histogram buffers kept for the
+            subtraction trick (hist splitter, all features evaluated); 0 disables.
+        node_model : handle of a registered :class:`.node_model.NodeModel`, or -1.
+        sdt : float64 parameters of the stochastic splitter (see splitters/stochastic.py).
+        n_evals : int64[1], increased by the (row, feature) pairs the split searches read.
+        pool_buf : float64 (slots, n_features, 256, n_stats) histogram pool to reuse
+            across trees (boosting grows hundreds on the same data); allocated
+            here when it is too small.
+        row_leaf : int32, one entry per row of the data (or empty): filled with the
+            leaf each training row ends in (rows of weight 0 are left untouched),
+            so that boosting can set leaf values without a separate ``apply``.
+        hist_threads : threads that build a node's histograms (hist splitter with
+            the pool, i.e. every feature evaluated), for nodes of at least
+            :data:`.hist_threads.MIN_PARALLEL_WORK` (rows x features); 1 builds
+            them all on this thread.  The tree does not depend on it.
+        local_rows : largest subtree (rows) whose values are copied into a
+            node-local block (exact and random splitters, depth-first
+            growth, no node model); 0 disables.  A node of at most this many rows whose subtree
+            will read its rows more often than there are features (see
+            :func:`_worth_copying`) gets ``Xf[:, idx[start:end]]`` copied into a
+            contiguous ``(n_features, n)`` block and its ``idx`` renumbered
+            0..n-1; its whole subtree then gathers from that block, which stays
+            in cache, instead of from rows scattered over all of ``Xf`` (an
+            ad-hoc measurement here: 18 vs 4.7 ns per value for 2,000 rows of
+            80,000; ExtraTrees fit 1.3x faster at 100k x 50, 1.6x at 1M x 50).
+            The global row ids come back when the subtree is done.  The tree
+            does not depend on it.
+        mono : float64 ``[lo, hi, cst_0, ..., cst_{F-1}]`` (see
+            :func:`._common.mono_of`), or empty: per-feature monotonic
+            constraints, +1 / -1 / 0, on the mean target (regression) or the
+            proportion of class 1 (two classes), enforced as scikit-learn does.
+            A split on a constrained feature must leave its children's values
+            ordered and inside the node's bounds; the children of such a split
+            get the midpoint of their two values as the bound between them
+            (other splits pass the node's bounds on); every node's value is
+            clipped into its bounds.  ``mono[:2]`` is overwritten with the bounds
+            of the node being searched.
+        """
+        # which kernel runs (run-time flags for the buffers; the kernel calls themselves are chosen by
+        # tests on the constant ONLY, which Numba prunes, inside find_split and _partition)
+        is_hist = splitter == HIST
+        is_exact = splitter == EXACT
+        is_random = splitter == RANDOM
+        is_stochastic = splitter == STOCHASTIC
+        n_features = Xb.shape[0] if is_hist else Xf.shape[0]
+        # node-ordered copies, permuted together with idx
+        w = w[idx]
+        yk = yk[idx]
+        yr = yr[idx]
+        # w * y of every row (squared error): what the histograms sum, computed once per tree
+        wy = w * yr if criterion == SQUARED_ERROR else np.empty(0)
+        wbuf = np.empty_like(w)
+        ykbuf = np.empty_like(yk)
+        yrbuf = np.empty_like(yr)
+        wybuf = np.empty_like(wy)
+        n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
+        n_rows = idx.shape[0]
+        if max_depth < 0:
+            max_depth = 1 << 30
+        best_first = max_leaf_nodes > 0
+
+        # scratch memory, allocated once per tree
+        feats = np.arange(n_features)
+        # sort buffers: the exact splitter sorts whole nodes, hist only nodes
+        # below SMALL_NODE rows, random never
+        n_sort = n_rows if is_exact or is_stochastic else (min(n_rows, SMALL_NODE) if is_hist else 0)
+        keys = np.empty(n_sort, np.float64)
+        samples = np.empty(n_sort, idx.dtype)
+        vals = np.empty(n_rows if is_random else 0, Xf.dtype)  # the random splitter's gathered values
+        unit_w = True  # every row's weight is 1: the random splitter counts in integers
+        for p in range(n_rows):
+            if w[p] != 1.0:
+                unit_w = False
+                break
+        buf = np.empty(n_rows, idx.dtype)
+        tot = np.empty(n_stats)
+        miss = np.empty(n_stats)
+        cum = np.empty(n_stats)
+        tmp = np.empty(n_stats)
+        rec = np.empty(REC_SIZE)
+        go_left = np.zeros(n_rows if node_model >= 0 else 0, np.uint8)
+        out = np.empty(OUT_SIZE)
+        counts = np.empty(MISSING_BIN + 1, np.int64)
+        use_pool = is_hist and pool_slots > 0 and max_features >= n_features
+        n_pool = pool_slots if use_pool else 0
+        if (pool_buf.shape[0] >= n_pool and pool_buf.shape[1] == n_features and pool_buf.shape[3] == n_stats):
+            pool = pool_buf
+        else:
+            pool = np.empty((n_pool, n_features, MISSING_BIN + 1, n_stats))
+        scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_stats))
+        free_slots = np.arange(n_pool)[::-1].copy()
+        n_free = n_pool
+        # node-local copies (see local_rows): the block, the local -> global row ids, and the subtree's range
+        # Left out: hist (~5-10 % in noisy runs of RF at 100k x 50, not established) and stochastic
+        # (its rounds read a few rows per feature: a copy of every feature would cost more than it saves).
+        use_local = local_rows > 0 and (is_random or is_exact) and not best_first and node_model < 0
+        local_buf = np.empty(n_features * local_rows if use_local else 0, Xf.dtype)
+        gmap = np.empty(local_rows if use_local else 0, idx.dtype)
+        in_local = False
+        local_start = 0
+        local_end = 0
+
+        # Node capacity: at most 2 L - 1 nodes for L leaves; every leaf holds a row, there are at most
+        # max_leaf_nodes leaves when it is set and 2^max_depth with a depth limit.  np.empty: pages
+        # never written are never faulted in, so the bound costs address space, not memory, and the
+        # tables are never copied to grow (the doubling below only guards the bound; before, they grew
+        # from 64 rows, ~11 copies for a fully grown tree).  Page faults per 10-class Extra Trees tree
+        # moved little (3,915 -> 3,796, one measurement): they follow the bytes the fitted tree keeps
+        # (records, values and the prediction table, 160 bytes a node; BENCHMARKS.md, twentieth session).
+        max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
+        if max_depth < 40:
+            max_leaves = min(max_leaves, 1 << max_depth)
+        cap = max(2 * max_leaves - 1, 1)
+        table_own = np.empty((cap, N_COLS))
+        values_own = np.empty((cap, n_values))
+        n_nodes = 0
+        n_leaves = 0
+        fcap = 32
+        fr_int_own = np.empty((fcap, _F_SIZE), np.int64)
+        fr_rec_own = np.empty((fcap, REC_SIZE))
+        fr_gain_own = np.empty(fcap)
+        fr_bounds_own = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
+        n_front = 0
+        constrained = mono.shape[0] > 0
+
+        # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
+        pend = np.empty((2, 8), np.int64)
+        pend_tot = np.empty((2, n_stats))  # their statistics, summed by _partition
+        pend_bounds = np.empty((2, 2))  # their monotonic bounds
+        pend_bounds[0, 0] = -np.inf
+        pend_bounds[0, 1] = np.inf
+        n_pend = 1
+        pend[0, 0] = 0
+        pend[0, 1] = n_rows
+        pend[0, 2] = 0
+        pend[0, 3] = -1
+        pend[0, 4] = 0
+        pend[0, 5] = -1
+        pend[0, 6] = 0
+        pend[0, 7] = 0
+        root_weight = 1.0
+
+        # The node loop works on uncounted aliases (forestzoo._jit.borrow): Numba's atomic
+        # reference counting of the arrays that inlined helpers bind was ~30 % of an Extra Trees
+        # fit, and on two threads the shared data arrays' counters bounce between the cores.
+        # The owners stay in use until keep_alive() at the end.  The objmode helpers
+        # (_ask_node_model, _build_in_threads) hand arrays to Python and get the owners.
+        Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own = Xb, n_bins, idx, w, yk, yr, wy
+        pool_own, scratch_own, go_left_own, tot_own, out_own = pool, scratch, go_left, tot, out
+        owners = (keys, samples, vals, buf, miss, cum, tmp, rec, counts, wbuf, ykbuf, yrbuf, wybuf, feats, free_slots,
+                  local_buf, gmap, pend, pend_tot, pend_bounds)
+        Xb = borrow(Xb)
+        Xf = borrow(Xf)
+        Xc = Xf  # what the kernels read: Xf, or the current subtree's block
+        n_bins = borrow(n_bins)
+        edges = borrow(edges)
+        idx = borrow(idx)
+        w = borrow(w)
+        yk = borrow(yk)
+        yr = borrow(yr)
+        wy = borrow(wy)
+        rng = borrow(rng)
+        sdt = borrow(sdt)
+        n_evals = borrow(n_evals)
+        row_leaf = borrow(row_leaf)
+        mono = borrow(mono)
+        pool = borrow(pool)
+        scratch = borrow(scratch)
+        go_left = borrow(go_left)
+        tot = borrow(tot)
+        out = borrow(out)
+        keys = borrow(keys)
+        samples = borrow(samples)
+        vals = borrow(vals)
+        buf = borrow(buf)
+        miss = borrow(miss)
+        cum = borrow(cum)
+        tmp = borrow(tmp)
+        rec = borrow(rec)
+        counts = borrow(counts)
+        wbuf = borrow(wbuf)
+        ykbuf = borrow(ykbuf)
+        yrbuf = borrow(yrbuf)
+        wybuf = borrow(wybuf)
+        feats = borrow(feats)
+        free_slots = borrow(free_slots)
+        local_buf = borrow(local_buf)
+        gmap = borrow(gmap)
+        pend = borrow(pend)
+        pend_tot = borrow(pend_tot)
+        pend_bounds = borrow(pend_bounds)
+        bufs = (keys, samples, miss, counts, cum, tmp, vals)
+        table = borrow(table_own)
+        values = borrow(values_own)
+        fr_int = borrow(fr_int_own)
+        fr_rec = borrow(fr_rec_own)
+        fr_gain = borrow(fr_gain_own)
+        fr_bounds = borrow(fr_bounds_own)
+
+        while True:
+            for q in range(n_pend):
+                start = pend[q, 0]
+                end = pend[q, 1]
+                depth = pend[q, 2]
+                parent = pend[q, 3]
+                is_left = pend[q, 4]
+                slot = pend[q, 5]
+                ready = pend[q, 6]
+                axis_only = pend[q, 7]
+                n = end - start
+                if n_nodes == cap:
+                    table_own = _double_rows(table_own)
+                    values_own = _double_rows(values_own)
+                    table = borrow(table_own)
+                    values = borrow(values_own)
+                    cap *= 2
+                node = n_nodes
+                n_nodes += 1
+                n_leaves += 1
+                if parent >= 0:
+                    table[parent, COL_LEFT if is_left else COL_RIGHT] = node
+                if parent >= 0:
+                    _copy_into(tot, pend_tot[q])
+                else:
+                    _node_totals(idx, start, end, w, yk, yr, criterion, tot)
+                    root_weight = tot[1]
+                wimp = weighted_impurity(tot, tot, 0.0, criterion)
+                table[node, COL_LEFT] = -1
+                table[node, COL_RIGHT] = -1
+                table[node, COL_FEATURE] = -1
+                table[node, COL_THRESHOLD] = 0.0
+                table[node, COL_MISSING_LEFT] = 0
+                table[node, COL_DEPTH] = depth
+                table[node, COL_N_SAMPLES] = n
+                table[node, COL_WEIGHTED_N] = tot[1]
+                table[node, COL_IMPURITY] = wimp / tot[1]
+                table[node, COL_IMPROVEMENT] = 0.0
+                table[node, COL_OBLIQUE] = -1
+                node_value(tot, criterion, values[node])
+                if constrained:
+                    mono[0] = pend_bounds[q, 0]
+                    mono[1] = pend_bounds[q, 1]
+                    _clip_value(values[node], mono[0], mono[1], criterion)
+
+                leaf = (
+                    depth >= max_depth
+                    or n < min_samples_split
+                    or n < 2 * min_samples_leaf
+                    or tot[1] < 2.0 * min_weight_leaf
+                    or _is_pure(tot, criterion)
+                    or wimp / tot[1] <= _DBL_EPS
+                )
+                status = NODE_AXIS
+                if not leaf and node_model >= 0 and axis_only == 0:
+                    out[:] = 0.0
+                    out[OUT_COST] = np.inf
+                    out[OUT_OBLIQUE] = -1.0
+                    status = _ask_node_model(node_model, idx_own, w_own, yk_own, yr_own, go_left_own, start, end, depth,
+                                             tot_own, out_own)
+                    if status == NODE_LEAF:
+                        leaf = True
+                    elif status == NODE_AXIS_SUBTREE:
+                        axis_only = 1
+                if not leaf:
+                    if status == NODE_OBLIQUE:
+                        reset_record(rec)
+                        if slot >= 0 and ready == 0:  # no histogram was built for this node
+                            free_slots[n_free] = slot
+                            n_free += 1
+                            slot = -1
+                    else:
+                        if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                            n_free -= 1
+                            slot = free_slots[n_free]
+                            ready = 0
+                        if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
+                            _build_in_threads(Xb_own, n_bins_own, idx_own, start, end, w_own, yk_own, wy_own, criterion,
+                                              pool_own[slot], hist_threads)
+                            n_evals[0] += n * n_features
+                            ready = 1
+                        find_split(
+                            Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
+                            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
+                            rec, sdt, n_evals, unit_w, mono,
+                        )
+                    if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
+                        rec[REC_COST] = out[OUT_COST]
+                        rec[REC_FEATURE] = -1.0
+                        rec[REC_BIN] = -1.0
+                        rec[REC_THRESHOLD] = out[OUT_THRESHOLD]
+                        rec[REC_MISSING_LEFT] = out[OUT_MISSING_LEFT]
+                        rec[REC_OBLIQUE] = out[OUT_OBLIQUE]
+                    gain = wimp - rec[REC_COST]
+                    leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
+                if leaf:
+                    if slot >= 0:
                         free_slots[n_free] = slot
                         n_free += 1
-                        slot = -1
-                else:
-                    if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                    if row_leaf.shape[0] > 0:
+                        for p in range(start, end):
+                            row_leaf[gmap[idx[p]] if in_local else idx[p]] = node
+                    continue
+                if n_front == fcap:
+                    fr_int_own = _double_rows(fr_int_own)
+                    fr_rec_own = _double_rows(fr_rec_own)
+                    fr_gain_own = _double_1d(fr_gain_own)
+                    fr_bounds_own = _double_rows(fr_bounds_own)
+                    fr_int = borrow(fr_int_own)
+                    fr_rec = borrow(fr_rec_own)
+                    fr_gain = borrow(fr_gain_own)
+                    fr_bounds = borrow(fr_bounds_own)
+                    fcap *= 2
+                fr_int[n_front, _F_NODE] = node
+                fr_int[n_front, _F_START] = start
+                fr_int[n_front, _F_END] = end
+                fr_int[n_front, _F_SLOT] = slot
+                fr_int[n_front, _F_AXIS_ONLY] = axis_only
+                _copy_into(fr_rec[n_front], rec)
+                fr_gain[n_front] = gain
+                if constrained:
+                    fr_bounds[n_front, 0] = mono[0]
+                    fr_bounds[n_front, 1] = mono[1]
+                n_front += 1
+            n_pend = 0
+
+            if n_front == 0 or (best_first and n_leaves >= max_leaf_nodes):
+                break
+            # pop: last entry (depth-first) or the largest gain (best-first)
+            e = n_front - 1
+            if best_first:
+                for q in range(n_front - 1):
+                    if fr_gain[q] > fr_gain[e]:
+                        e = q
+            node, start, end, slot = fr_int[e, _F_NODE], fr_int[e, _F_START], fr_int[e, _F_END], fr_int[e, _F_SLOT]
+            axis_only = fr_int[e, _F_AXIS_ONLY]
+            _copy_into(rec, fr_rec[e])
+            gain = fr_gain[e]
+            lo = -np.inf
+            hi = np.inf
+            if constrained:
+                lo = fr_bounds[e, 0]
+                hi = fr_bounds[e, 1]
+                _copy_into(fr_bounds[e], fr_bounds[n_front - 1])
+            if e != n_front - 1:
+                _copy_into(fr_int[e], fr_int[n_front - 1])
+                _copy_into(fr_rec[e], fr_rec[n_front - 1])
+                fr_gain[e] = fr_gain[n_front - 1]
+            n_front -= 1
+
+            if use_local:
+                if in_local and (start < local_start or end > local_end):  # the subtree is done (depth-first)
+                    _global_ids(idx, local_start, local_end, gmap)
+                    in_local = False
+                    Xc = Xf
+                if not in_local and _worth_copying(end - start, local_rows, max_features, n_features):
+                    Xc = _copy_local(Xf, idx, start, end, local_buf, gmap)
+                    in_local = True
+                    local_start = start
+                    local_end = end
+
+            feature = int(rec[REC_FEATURE])
+            ml = rec[REC_MISSING_LEFT] > 0.5
+            n_left = _partition(
+                Xb, Xc, splitter, ONLY, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
+                buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
+            )
+            mid = start + n_left
+            if constrained:
+                # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
+                # midpoint of the children's values between them; any other split passes lo, hi on
+                cst = mono[2 + feature] if feature >= 0 else 0.0
+                k = mono_stat(criterion)
+                middle = 0.5 * (pend_tot[0, k] / pend_tot[0, 1] + pend_tot[1, k] / pend_tot[1, 1])
+                pend_bounds[0, 0] = lo
+                pend_bounds[0, 1] = hi
+                pend_bounds[1, 0] = lo
+                pend_bounds[1, 1] = hi
+                if cst > 0.0:
+                    pend_bounds[0, 1] = middle
+                    pend_bounds[1, 0] = middle
+                elif cst < 0.0:
+                    pend_bounds[0, 0] = middle
+                    pend_bounds[1, 1] = middle
+            table[node, COL_FEATURE] = feature
+            table[node, COL_OBLIQUE] = rec[REC_OBLIQUE]
+            table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
+            table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
+            table[node, COL_IMPROVEMENT] = gain
+            n_leaves -= 1
+            depth = int(table[node, COL_DEPTH]) + 1
+
+            # sibling subtraction: build the smaller child's histograms, the
+            # larger child's are parent - smaller (Ke et al. 2017, LightGBM)
+            left_slot = -1
+            right_slot = -1
+            left_ready = 0
+            right_ready = 0
+            n_right = end - mid
+            if slot >= 0:
+                small_left = n_left <= n_right
+                s_start, s_end = (start, mid) if small_left else (mid, end)
+                n_small = s_end - s_start
+                n_large = (end - start) - n_small
+                # children that cannot split need no histograms
+                if n_large >= SMALL_NODE and depth < max_depth and n_large >= min_samples_split:
+                    s_slot = -1
+                    if n_small >= SMALL_NODE and n_free > 0:
                         n_free -= 1
-                        slot = free_slots[n_free]
-                        ready = 0
-                    if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
-                        _build_in_threads(Xb_own, n_bins_own, idx_own, start, end, w_own, yk_own, wy_own, criterion,
-                                          pool_own[slot], hist_threads)
-                        n_evals[0] += n * n_features
-                        ready = 1
-                    find_split(
-                        Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
-                        max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
-                        rec, sdt, n_evals, unit_w, mono,
-                    )
-                if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
-                    rec[REC_COST] = out[OUT_COST]
-                    rec[REC_FEATURE] = -1.0
-                    rec[REC_BIN] = -1.0
-                    rec[REC_THRESHOLD] = out[OUT_THRESHOLD]
-                    rec[REC_MISSING_LEFT] = out[OUT_MISSING_LEFT]
-                    rec[REC_OBLIQUE] = out[OUT_OBLIQUE]
-                gain = wimp - rec[REC_COST]
-                leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
-            if leaf:
-                if slot >= 0:
+                        s_slot = free_slots[n_free]
+                    target = pool[s_slot] if s_slot >= 0 else scratch
+                    if hist_threads > 1 and n_small * n_features >= MIN_PARALLEL_WORK:
+                        target_own = pool_own[s_slot] if s_slot >= 0 else scratch_own
+                        _build_in_threads(Xb_own, n_bins_own, idx_own, s_start, s_end, w_own, yk_own, wy_own, criterion,
+                                          target_own, hist_threads)
+                    else:
+                        for f in range(n_features):
+                            build_histogram(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], criterion, target[f])
+                    n_evals[0] += n_small * n_features
+                    subtract_histogram(pool[slot], target, n_bins)
+                    if small_left:
+                        left_slot, right_slot = s_slot, slot
+                    else:
+                        left_slot, right_slot = slot, s_slot
+                    left_ready = 1 if left_slot >= 0 else 0
+                    right_ready = 1 if right_slot >= 0 else 0
+                else:
                     free_slots[n_free] = slot
                     n_free += 1
-                if row_leaf.shape[0] > 0:
-                    for p in range(start, end):
-                        row_leaf[gmap[idx[p]] if in_local else idx[p]] = node
-                continue
-            if n_front == fcap:
-                fr_int_own = _double_rows(fr_int_own)
-                fr_rec_own = _double_rows(fr_rec_own)
-                fr_gain_own = np.concatenate((fr_gain_own, np.empty(fcap)))
-                fr_bounds_own = _double_rows(fr_bounds_own)
-                fr_int = borrow(fr_int_own)
-                fr_rec = borrow(fr_rec_own)
-                fr_gain = borrow(fr_gain_own)
-                fr_bounds = borrow(fr_bounds_own)
-                fcap *= 2
-            fr_int[n_front, _F_NODE] = node
-            fr_int[n_front, _F_START] = start
-            fr_int[n_front, _F_END] = end
-            fr_int[n_front, _F_SLOT] = slot
-            fr_int[n_front, _F_READY] = 1
-            fr_int[n_front, _F_AXIS_ONLY] = axis_only
-            fr_rec[n_front] = rec
-            fr_gain[n_front] = gain
-            if constrained:
-                fr_bounds[n_front, 0] = mono[0]
-                fr_bounds[n_front, 1] = mono[1]
-            n_front += 1
-        n_pend = 0
 
-        if n_front == 0 or (best_first and n_leaves >= max_leaf_nodes):
-            break
-        # pop: last entry (depth-first) or the largest gain (best-first)
-        e = n_front - 1
-        if best_first:
-            for q in range(n_front - 1):
-                if fr_gain[q] > fr_gain[e]:
-                    e = q
-        node, start, end, slot = fr_int[e, _F_NODE], fr_int[e, _F_START], fr_int[e, _F_END], fr_int[e, _F_SLOT]
-        axis_only = fr_int[e, _F_AXIS_ONLY]
-        rec[:] = fr_rec[e]
-        gain = fr_gain[e]
-        lo = -np.inf
-        hi = np.inf
-        if constrained:
-            lo = fr_bounds[e, 0]
-            hi = fr_bounds[e, 1]
-            fr_bounds[e] = fr_bounds[n_front - 1]
-        if e != n_front - 1:
-            fr_int[e] = fr_int[n_front - 1]
-            fr_rec[e] = fr_rec[n_front - 1]
-            fr_gain[e] = fr_gain[n_front - 1]
-        n_front -= 1
+            pend[0, 0] = start
+            pend[0, 1] = mid
+            pend[0, 2] = depth
+            pend[0, 3] = node
+            pend[0, 4] = 1
+            pend[0, 5] = left_slot
+            pend[0, 6] = left_ready
+            pend[0, 7] = axis_only
+            pend[1, 0] = mid
+            pend[1, 1] = end
+            pend[1, 2] = depth
+            pend[1, 3] = node
+            pend[1, 4] = 0
+            pend[1, 5] = right_slot
+            pend[1, 6] = right_ready
+            pend[1, 7] = axis_only
+            n_pend = 2
 
-        if use_local:
-            if in_local and (start < local_start or end > local_end):  # the subtree is done (depth-first)
-                _global_ids(idx, local_start, local_end, gmap)
-                in_local = False
-                Xc = Xf
-            if not in_local and _worth_copying(end - start, local_rows, max_features, n_features):
-                Xc = _copy_local(Xf, idx, start, end, local_buf, gmap)
-                in_local = True
-                local_start = start
-                local_end = end
+        if in_local:
+            _global_ids(idx, local_start, local_end, gmap)
+        if row_leaf.shape[0] > 0:  # best-first growth stopped: the frontier nodes are leaves
+            for e in range(n_front):
+                for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
+                    row_leaf[idx[p]] = fr_int[e, _F_NODE]
+        keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
+                    tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own))
+        return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
-        feature = int(rec[REC_FEATURE])
-        ml = rec[REC_MISSING_LEFT] > 0.5
-        n_left = _partition(
-            Xb, Xc, splitter, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
-            buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
-        )
-        mid = start + n_left
-        if constrained:
-            # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
-            # midpoint of the children's values between them; any other split passes lo, hi on
-            cst = mono[2 + feature] if feature >= 0 else 0.0
-            k = mono_stat(criterion)
-            middle = 0.5 * (pend_tot[0, k] / pend_tot[0, 1] + pend_tot[1, k] / pend_tot[1, 1])
-            pend_bounds[0, 0] = lo
-            pend_bounds[0, 1] = hi
-            pend_bounds[1, 0] = lo
-            pend_bounds[1, 1] = hi
-            if cst > 0.0:
-                pend_bounds[0, 1] = middle
-                pend_bounds[1, 0] = middle
-            elif cst < 0.0:
-                pend_bounds[0, 0] = middle
-                pend_bounds[1, 1] = middle
-        table[node, COL_FEATURE] = feature
-        table[node, COL_OBLIQUE] = rec[REC_OBLIQUE]
-        table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
-        table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
-        table[node, COL_IMPROVEMENT] = gain
-        n_leaves -= 1
-        depth = int(table[node, COL_DEPTH]) + 1
-
-        # sibling subtraction: build the smaller child's histograms, the
-        # larger child's are parent - smaller (Ke et al. 2017, LightGBM)
-        left_slot = -1
-        right_slot = -1
-        left_ready = 0
-        right_ready = 0
-        n_right = end - mid
-        if slot >= 0:
-            small_left = n_left <= n_right
-            s_start, s_end = (start, mid) if small_left else (mid, end)
-            n_small = s_end - s_start
-            n_large = (end - start) - n_small
-            # children that cannot split need no histograms
-            if n_large >= SMALL_NODE and depth < max_depth and n_large >= min_samples_split:
-                s_slot = -1
-                if n_small >= SMALL_NODE and n_free > 0:
-                    n_free -= 1
-                    s_slot = free_slots[n_free]
-                target = pool[s_slot] if s_slot >= 0 else scratch
-                if hist_threads > 1 and n_small * n_features >= MIN_PARALLEL_WORK:
-                    target_own = pool_own[s_slot] if s_slot >= 0 else scratch_own
-                    _build_in_threads(Xb_own, n_bins_own, idx_own, s_start, s_end, w_own, yk_own, wy_own, criterion,
-                                      target_own, hist_threads)
-                else:
-                    for f in range(n_features):
-                        build_histogram(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], criterion, target[f])
-                n_evals[0] += n_small * n_features
-                subtract_histogram(pool[slot], target, n_bins)
-                if small_left:
-                    left_slot, right_slot = s_slot, slot
-                else:
-                    left_slot, right_slot = slot, s_slot
-                left_ready = 1 if left_slot >= 0 else 0
-                right_ready = 1 if right_slot >= 0 else 0
-            else:
-                free_slots[n_free] = slot
-                n_free += 1
-
-        pend[0, 0] = start
-        pend[0, 1] = mid
-        pend[0, 2] = depth
-        pend[0, 3] = node
-        pend[0, 4] = 1
-        pend[0, 5] = left_slot
-        pend[0, 6] = left_ready
-        pend[0, 7] = axis_only
-        pend[1, 0] = mid
-        pend[1, 1] = end
-        pend[1, 2] = depth
-        pend[1, 3] = node
-        pend[1, 4] = 0
-        pend[1, 5] = right_slot
-        pend[1, 6] = right_ready
-        pend[1, 7] = axis_only
-        n_pend = 2
-
-    if in_local:
-        _global_ids(idx, local_start, local_end, gmap)
-    if row_leaf.shape[0] > 0:  # best-first growth stopped: the frontier nodes are leaves
-        for e in range(n_front):
-            for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
-                row_leaf[idx[p]] = fr_int[e, _F_NODE]
-    keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
-                tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own))
-    return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
+    return grow_tree

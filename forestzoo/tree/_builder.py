@@ -13,7 +13,7 @@ from .._engine.binning import compute_bin_edges, bin_data
 from .._engine.criteria import CRITERIA, SQUARED_ERROR
 from .._engine.grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
-    COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grow_tree,
+    COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grower_for,
 )
 from .._engine.node_model import registered
 from .._engine.prune import prune_tree
@@ -156,7 +156,7 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
     ``monotonic_cst`` (one +1 / -1 / 0 per feature, checked by the caller)
     constrains the tree to be monotonic in those features, as scikit-learn's
-    trees are (see ``mono`` in :func:`forestzoo._engine.grower.grow_tree`).
+    trees are (see ``mono`` in the grower of :func:`forestzoo._engine.grower.grower_for`).
     """
     if ccp_alpha > 0 and return_leaves:
         raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
@@ -185,9 +185,8 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     local_rows = min(_LOCAL_MAX_ROWS, _LOCAL_BYTES // (4 * max(data.n_features, 1)), idx.shape[0])
 
     def run(handle):
-        return grow_tree(
-            data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx,
-            n_values, crit, data.splitter, n_candidates,
+        return grower_for(data.splitter)(
+            data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx, n_values, crit, data.splitter, n_candidates,
             -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
             float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
             -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
