@@ -23,13 +23,14 @@ updated incrementally by Eq. (5) and Eq. (9).
 import numpy as np
 
 from .._atomics import atomic_load
+from .._engine.criteria import ENTROPY, GINI, SQUARED_ERROR
 from .._engine.rng import rng_randint, rng_uniform
 from .._engine.tree import TREE_LEAF, accumulate_tree
 from .._jit import borrow, njit
 
-ENTROPY = 0
-GINI = 1
-VARIANCE = 2
+# The engine's criterion codes (forestzoo._engine.criteria); the online statistics of squared error
+# are the variance's, hence the name here.
+VARIANCE = SQUARED_ERROR
 
 
 @njit(inline="always")
