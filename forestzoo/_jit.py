@@ -17,12 +17,14 @@ a non-inlined call that receives arrays pays reference-count updates on
 every call, which measured here as ~40 ns, several times the work itself.
 """
 
+import contextlib
 import hashlib
 import os
+import threading
 from pathlib import Path
 
 import numba
-from numba.core import cgutils, types
+from numba.core import cgutils, event, types
 from numba.extending import intrinsic
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
@@ -121,3 +123,34 @@ def borrow(typingctx, arr):
 def keep_alive(arrays):
     """No-op that keeps the owners of :func:`borrow` aliases in use until this call."""
     return len(arrays)
+
+
+class _FirstCompile(event.Listener):
+    """Calls ``callback()`` at the first start of a Numba compilation, once."""
+
+    def __init__(self, callback):
+        self._callback = callback
+        self._lock = threading.Lock()
+        self._fired = False
+
+    def on_start(self, ev):
+        with self._lock:
+            if self._fired:
+                return
+            self._fired = True
+        self._callback()
+
+    def on_end(self, ev):
+        pass
+
+
+@contextlib.contextmanager
+def on_first_compile(callback):
+    """Call ``callback()`` once if a kernel is compiled inside the block.
+
+    Numba raises its ``numba:compile`` event only on a cache miss, so a run
+    on a warm cache calls nothing.  Compilations on other threads (trees
+    fitted in parallel) count too.
+    """
+    with event.install_listener("numba:compile", _FirstCompile(callback)):
+        yield

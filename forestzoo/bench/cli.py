@@ -7,7 +7,7 @@ import shlex
 import sys
 import time
 
-from ..datasets import DATA_ENV_VAR, DOWNLOAD_ENV_VAR, list_datasets
+from ..datasets import DATA_ENV_VAR, DOWNLOAD_ENV_VAR
 from .registry import PERCENT_METRICS, get_suite, list_models, list_suites, resolve_models
 
 __all__ = ["console", "main"]
@@ -176,8 +176,15 @@ class _Progress:
               f"ETA {self._eta()})", file=sys.stderr, flush=True)
 
 
+def _announce_compilation():
+    print("forestzoo: compiling forestzoo's kernels, first run only (they are cached for later runs)",
+          file=sys.stderr, flush=True)
+
+
 def _bench(args, argv):
     from pathlib import Path
+
+    from .._jit import on_first_compile
 
     from .report import write_report
     from .runner import run_suite
@@ -194,7 +201,7 @@ def _bench(args, argv):
             name = f"{suite.name}-noise{args.noise_fraction:g}"  # its own results: a run resumes one transform
         out = Path(args.out) if args.out else Path(DEFAULT_OUT) / name
         progress = _Progress(enabled=not args.no_progress, metric=suite.metric)
-        with progress:
+        with progress, on_first_compile(_announce_compilation):
             run = run_suite(suite, models=args.models, datasets=args.datasets,
                             repeats=args.repeats, folds=args.folds,
                             n_estimators=args.n_estimators, n_jobs=args.n_jobs,
@@ -239,6 +246,8 @@ def _plot(args):
 
 
 def _list_datasets():
+    from ..datasets import list_datasets
+
     for d in list_datasets():
         where = "bundled" if d.bundled else "synthetic" if d.synthetic else "data dir"
         kind = f"{d.n_classes} classes" if d.n_classes else "regression"

@@ -6,7 +6,14 @@ data. Classes are balanced (``n_samples`` split as evenly as possible).
 """
 
 import numpy as np
-from sklearn.utils import check_random_state
+
+
+def check_random_state(random_state):
+    """scikit-learn's ``check_random_state``, imported on first use (``forestzoo --help`` never needs it)."""
+    from sklearn.utils import check_random_state as check
+
+    return check(random_state)
+
 
 __all__ = ["make_spirals", "make_two_spirals", "make_four_spirals", "make_banana",
            "make_twonorm", "make_ring", "make_waveform"]
