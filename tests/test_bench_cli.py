@@ -676,3 +676,31 @@ def test_console_leaves_at_once_when_interrupted(tmp_path):
     assert proc.returncode == 130, err
     assert "Run the same command again to resume" in err
     assert waited < 30  # the sleeping threads had ~120 s to go
+
+
+def test_help_imports_neither_scikit_learn_nor_the_runner():
+    # `forestzoo --help` only builds the parser: the estimators, scipy.stats and the runner load on use
+    code = ("import sys; from forestzoo.bench.cli import _build_parser; _build_parser().format_help(); "
+            "print(sorted(m for m in ('sklearn', 'scipy.stats', 'numba', 'forestzoo.bench.runner') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_on_first_compile_calls_back_once_per_block():
+    import numba
+
+    from forestzoo._jit import on_first_compile
+
+    calls = []
+
+    def kernel(x):
+        return x + 1
+
+    with on_first_compile(lambda: calls.append("compiling")):
+        first = numba.njit(kernel)  # never compiled before: a cache miss
+        first(1)
+        numba.njit(lambda x: x * 2)(3)
+    assert calls == ["compiling"]
+    with on_first_compile(lambda: calls.append("again")):
+        first(2)  # already compiled for int: nothing to compile
+    assert calls == ["compiling"]
