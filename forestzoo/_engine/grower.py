@@ -144,36 +144,27 @@ def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target,
 @njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
-    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, sdt, n_evals, unit_w, mono,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono,
 ):
-    """Search the node ``idx[start:end]`` and leave its best split in ``rec``.
+    """Search the node ``idx[start:end]`` with the hist or exact kernel and leave its best split in ``rec``.
 
-    Features are visited in a random order until ``max_features``
+    (The random and stochastic kernels search the whole node in one call;
+    the grower calls them itself.)  Features are visited in a random order until ``max_features``
     non-constant ones have been evaluated (scikit-learn's rule), or, for
     classification, until a split leaves both children pure
     (``is_perfect_split``; not when the node's histograms are kept for its
     children).  With the hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
-    the subtraction trick.  The stochastic splitter searches the whole node
-    at once, and so does the random one (see :func:`.splitters.random.split_random`).
-    ``n_evals[0]`` counts the (row, feature) pairs read.  ``splitter`` is the
+    the subtraction trick.  ``n_evals[0]`` counts the (row, feature) pairs read.  ``splitter`` is the
     kernel's code and ``only`` the grower's constant (see :func:`_make_grower`).
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
     functions of at most 30 arguments).  ``mono`` holds the monotonic
     constraints and the node's value bounds (:func:`._common.mono_of`).
     """
-    keys, samples, miss, counts, cum, tmp, vals = bufs
+    keys, samples, miss, counts, cum, tmp, _ = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
-    if only == STOCHASTIC or (only < 0 and splitter == STOCHASTIC):
-        split_stochastic(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion,
-                         max_features, feats, rng, sdt, keys, samples, miss, cum, tmp, rec, n_evals)
-        return
-    if only == RANDOM or (only < 0 and splitter == RANDOM):
-        split_random(Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, max_features,
-                     feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono)
-        return
     n_valid = 0
     for j in range(n_features):
         if n_valid >= max_features:
@@ -706,11 +697,25 @@ def _make_grower(ONLY):
                                               pool_own[slot], hist_threads)
                             n_evals[0] += n * n_features
                             ready = 1
-                        find_split(
-                            Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
-                            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs,
-                            rec, sdt, n_evals, unit_w, mono,
-                        )
+                        # the kernels that search the whole node at once are called here, not in
+                        # find_split: a call under a pruned test on ONLY is dropped before Numba
+                        # inlines split_random, so only the grower that runs it pays its inlining
+                        if ONLY == RANDOM or (ONLY < 0 and splitter == RANDOM):
+                            reset_record(rec)
+                            split_random(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
+                                         criterion, max_features, feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals,
+                                         mono)
+                        elif ONLY == STOCHASTIC or (ONLY < 0 and splitter == STOCHASTIC):
+                            reset_record(rec)
+                            split_stochastic(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
+                                             criterion, max_features, feats, rng, sdt, keys, samples, miss, cum, tmp,
+                                             rec, n_evals)
+                        else:
+                            find_split(
+                                Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
+                                max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch,
+                                bufs, rec, n_evals, mono,
+                            )
                     if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
                         rec[REC_FEATURE] = -1.0

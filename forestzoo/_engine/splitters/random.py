@@ -11,7 +11,7 @@ from ._common import (
 )
 
 
-@njit
+@njit(inline="always")
 def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
                  feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono):
     """Best of one random threshold per candidate feature of the node ``idx[start:end]``.
