@@ -23,6 +23,7 @@ measured, so use ``n_jobs=1`` estimators (the default here).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -120,15 +121,24 @@ def main(argv=None):
     p.add_argument("--measure", choices=("fit", "predict"), default="fit")
     p.add_argument("--predict-rows", type=int, default=20_000, help="test rows of --measure predict")
     p.add_argument("--processes", type=int, default=5)
+    p.add_argument("--work-dir", help="keep the package copies (and their compiled kernels) here and reuse them "
+                                      "in later runs with the same directory; they are not refreshed, so use a "
+                                      "new directory after either checkout changes")
     p.add_argument("--tmp", help=argparse.SUPPRESS)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
         child(args)
         return
-    with tempfile.TemporaryDirectory(prefix="fz_compare_") as tmp:
+    with contextlib.ExitStack() as stack:
+        if args.work_dir:  # reused: the copies and their Numba caches are kept for the next run
+            tmp = os.path.abspath(args.work_dir)
+            os.makedirs(tmp, exist_ok=True)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="fz_compare_"))
         for checkout, name in zip((args.a, args.b), NAMES):
-            copy_package(os.path.abspath(checkout), name, tmp)
+            if not os.path.isdir(os.path.join(tmp, name)):
+                copy_package(os.path.abspath(checkout), name, tmp)
         cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
                "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
                "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),

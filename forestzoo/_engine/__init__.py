@@ -6,7 +6,18 @@ Modules, one job each:
   arrays) and the predictor kernels ``apply`` / ``predict`` / ``decision_path``;
 * :mod:`.binning` -- quantile bin edges and ``X -> uint8`` codes;
 * :mod:`.criteria` -- weighted impurity of a node's sufficient statistics;
-* :mod:`.splitters` -- the split kernels (``hist``, ``exact``, ``random``);
-* :mod:`.grower` -- the single tree grower (depth-first or best-first);
+* :mod:`.splitters` -- the split kernels (``hist``, ``exact``, ``random``,
+  ``stochastic``);
+* :mod:`.grower` -- the tree grower (depth-first or best-first),
+  :func:`.grower.grower_for` compiling it for the ``hist`` kernel alone or for
+  the other kernels together, so that a fit compiles only what it can run;
+* :mod:`.node_model` -- the seam for splits no kernel expresses (oblique
+  node models, Haar features), called by the grower through ``objmode``;
+* :mod:`.hist_threads` -- a node's histograms built on several threads;
+* :mod:`.prune` -- minimal cost-complexity pruning;
+* :mod:`.edit` -- pure edits of fitted trees (expand, prune, refit);
 * :mod:`.rng` -- a small counter-based RNG usable inside kernels.
+
+:mod:`forestzoo.tree._builder` prepares the training data and calls the
+grower; the families reach the engine through it.
 """
