@@ -350,11 +350,10 @@ def _global_ids(idx, start, end, gmap):
 _GROWERS = {}
 
 #: Which grower runs each split kernel: the kernel's code for a grower compiled for it alone, -1 for
-#: the grower that holds every kernel and tests the ``splitter`` argument at run time.  Measured on a
-#: cold cache (CPU seconds of a first fit, 2-core machine): a grower for ``hist`` alone, the splitter of
-#: the forests' and boosting's defaults, compiles in ~33 s against ~63 s for the grower of all four;
-#: four single-kernel growers would cost ~118 s in all, since each repeats the node loop, against
-#: ~79 s for the two below (benchmarks/bench_startup.py).
+#: the grower that holds the other kernels and tests the ``splitter`` argument at run time.  CPU seconds
+#: of first fits on a cold cache (2 cores, BENCHMARKS.md "Start-up"): the ``hist`` grower (the forests'
+#: and boosting's default) ~35 s, against ~78 s for one grower of all four kernels; both growers ~93 s
+#: in all, since each compiles the node loop (~12 s); one grower per kernel cost ~118 s in all.
 _ONLY = {HIST: HIST, EXACT: -1, RANDOM: -1, STOCHASTIC: -1}
 
 
