@@ -385,7 +385,6 @@ def _make_grower(ONLY):
     each kernel once per criterion.
     """
 
-    @njit
     def grow_tree(
         Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
@@ -887,4 +886,8 @@ def _make_grower(ONLY):
                     tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own))
         return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
-    return grow_tree
+    # Each grower gets its own qualified name: Numba names a compiled function's environment after
+    # its qualified name and a per-process counter, so two closures of one name, compiled in other
+    # processes and both loaded from the disk cache into one process, could share an environment.
+    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{'all' if ONLY < 0 else ONLY}"
+    return njit(grow_tree)
