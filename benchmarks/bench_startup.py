@@ -12,10 +12,10 @@ median over ``--repeats`` cold runs, each with its own empty cache), and,
 with ``--quick-suite``, the wall time of ``forestzoo bench`` (quick suite) on
 a cold cache and the seconds it spent in its untimed warm-up fits (mostly
 compilation).  Give ``--base DIR`` (a checkout of another commit, e.g. made
-with ``git worktree add /tmp/base COMMIT``) to run the same cases on it, side
+with ``git worktree add ../base COMMIT``) to run the same cases on it, side
 by side::
 
-    python benchmarks/bench_startup.py --base /tmp/base --repeats 3 --quick-suite
+    python benchmarks/bench_startup.py --base ../base --repeats 3 --quick-suite
 
 Each checkout's ``forestzoo`` is imported through ``PYTHONPATH`` from a
 temporary working directory, so both run with the same installed packages.

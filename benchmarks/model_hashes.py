@@ -12,9 +12,9 @@ the estimator has it).
 The package is imported as usual, so ``PYTHONPATH`` chooses the checkout
 (the cases are always this checkout's)::
 
-    PYTHONPATH=. python benchmarks/model_hashes.py --out /tmp/after.json
-    PYTHONPATH=/tmp/base python benchmarks/model_hashes.py --out /tmp/before.json
-    python benchmarks/model_hashes.py --compare /tmp/before.json /tmp/after.json
+    PYTHONPATH=. python benchmarks/model_hashes.py --out after.json
+    PYTHONPATH=../base python benchmarks/model_hashes.py --out before.json
+    python benchmarks/model_hashes.py --compare before.json after.json
 
 ``tests/test_fingerprints.py`` checks the grower's cases against stored
 fingerprints on every test run.

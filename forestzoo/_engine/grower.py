@@ -523,7 +523,7 @@ def _make_grower(ONLY):
         # tables are never copied to grow (the doubling below only guards the bound; before, they grew
         # from 64 rows, ~11 copies for a fully grown tree).  Page faults per 10-class Extra Trees tree
         # moved little (3,915 -> 3,796, one measurement): they follow the bytes the fitted tree keeps
-        # (records, values and the prediction table, 160 bytes a node; BENCHMARKS.md, twentieth session).
+        # (records, values and the prediction table, 160 bytes a node; BENCHMARKS.md).
         max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
         if max_depth < 40:
             max_leaves = min(max_leaves, 1 << max_depth)
