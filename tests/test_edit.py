@@ -56,7 +56,12 @@ def test_compact_drops_unreachable_rows_and_keeps_predictions():
     tree = _tree(X, y, max_depth=5)
     k = int(np.flatnonzero(tree.nodes["left"] != TREE_LEAF)[3])
     nodes = tree.nodes.copy()
-    removed = edit.subtree_nodes(nodes, k).shape[0] - 1
+    stack, removed = [int(nodes["left"][k]), int(nodes["right"][k])], 0
+    while stack:  # the descendants of k
+        j = stack.pop()
+        removed += 1
+        if nodes["left"][j] != TREE_LEAF:
+            stack += [int(nodes["left"][j]), int(nodes["right"][j])]
     nodes["left"][k] = nodes["right"][k] = TREE_LEAF  # disconnect, rows stay
     cut = edit.Tree(nodes, tree.values.copy(), tree.n_features)
     out = edit.compact(cut)
@@ -115,35 +120,6 @@ def test_expand_leaves_rejects_internal_nodes_and_bad_widths():
         edit.expand_leaves(tree, [leaf], [reg])
     with pytest.raises(ValueError, match="Node indices"):
         edit.prune_to_leaves(tree, [tree.node_count + 3])
-
-
-def test_refit_threshold_and_swap_match_naive_including_nan():
-    X, y = _data(4)
-    tree = _tree(X, y, max_depth=4)
-    Xn = X.copy()
-    Xn[::7, tree.nodes["feature"][0]] = np.nan
-    out = edit.refit_threshold(tree, 0, 0.25, swap_children=True)
-    _check_invariants(out)
-    naive = tree.nodes.copy()
-    f = naive["feature"][0]
-    for i, x in enumerate(Xn):
-        v = x[f]
-        # after the swap, x <= 0.25 goes to the old right subtree; NaN still reaches the old NaN subtree
-        if np.isnan(v):
-            start = naive["left"][0] if naive["missing_left"][0] else naive["right"][0]
-        else:
-            start = naive["right"][0] if v <= 0.25 else naive["left"][0]
-        sub = edit.Tree(tree.nodes, tree.values, tree.n_features)
-        k = start
-        while sub.nodes["left"][k] != TREE_LEAF:
-            vv = x[sub.nodes["feature"][k]]
-            if np.isnan(vv):
-                k = sub.nodes["left"][k] if sub.nodes["missing_left"][k] else sub.nodes["right"][k]
-            else:
-                k = sub.nodes["left"][k] if vv <= sub.nodes["threshold"][k] else sub.nodes["right"][k]
-        np.testing.assert_array_equal(out.predict(Xn[i : i + 1])[0], tree.values[k])
-    with pytest.raises(ValueError, match="is a leaf"):
-        edit.refit_threshold(tree, int(np.flatnonzero(tree.nodes["left"] == TREE_LEAF)[0]), 0.0)
 
 
 def test_node_sums_and_refit_values_equal_naive_counts():

@@ -7,30 +7,35 @@ from sklearn.datasets import make_classification
 
 from forestzoo import DecisionTreeClassifier
 from forestzoo._engine.node_model import (
-    NODE_AXIS_SUBTREE, NODE_BEST, NODE_LEAF, NODE_OBLIQUE, NodeModel,
+    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, NodeModel,
 )
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo.tree._builder import grow, prepare_data
 
 
 class FixedProjection(NodeModel):
-    """Proposes the same projection at every node (a test double with a real split search)."""
+    """Proposes the same projection at every node (a test double with a real split search).
 
-    def __init__(self, X, weights, status=NODE_OBLIQUE, max_depth=None, **kw):
+    With ``axis_at_odd_depths``, nodes at odd depths are left to the grower's kernel
+    (``NODE_AXIS``), so the tree mixes oblique and axis-aligned splits.
+    """
+
+    def __init__(self, X, weights, status=NODE_OBLIQUE, max_depth=None, axis_at_odd_depths=False, **kw):
         super().__init__(**kw)
         self.X, self.weights, self.status, self.max_depth = X, np.asarray(weights, float), status, max_depth
+        self.axis_at_odd_depths = axis_at_odd_depths
         self.calls = 0
 
     def split_node(self, rows, w, yk, yr, depth, total, go_left, out):
         self.calls += 1
         if self.max_depth is not None and depth >= self.max_depth:
             return NODE_LEAF
-        if self.status == NODE_AXIS_SUBTREE:
-            return NODE_AXIS_SUBTREE
+        if self.status in (NODE_AXIS_SUBTREE, NODE_AXIS) or (self.axis_at_odd_depths and depth % 2):
+            return NODE_AXIS_SUBTREE if self.status == NODE_AXIS_SUBTREE else NODE_AXIS
         feats = np.arange(self.X.shape[1])
         cost = self.propose(feats, self.weights, self.X, rows, w, yk, yr, total, go_left, out)
         if cost == np.inf:
-            return NODE_LEAF if self.status == NODE_OBLIQUE else NODE_BEST
+            return NODE_LEAF if not self.axis_at_odd_depths else NODE_AXIS
         return self.status
 
 
@@ -73,20 +78,21 @@ def test_oblique_tree_routes_training_rows_where_the_grower_sent_them():
     X, y = make_classification(500, 6, n_informative=4, n_classes=3, random_state=1)
     w = np.random.RandomState(2).normal(size=6)
     for splitter in ("exact", "hist", "random"):
-        tree, X32 = _grow(X, y, FixedProjection(np.float32(X), w, status=NODE_BEST), splitter=splitter)
+        tree, X32 = _grow(X, y, FixedProjection(np.float32(X), w, axis_at_odd_depths=True), splitter=splitter)
         assert (tree.nodes["oblique"] >= 0).any() and (tree.nodes["feature"] >= 0).any()
         _check_consistent(tree, X32, y)
 
 
-def test_best_status_never_picks_a_worse_projection():
+def test_a_model_that_always_answers_axis_leaves_the_tree_unchanged():
     X, y = make_classification(300, 5, random_state=3)
-    useless = FixedProjection(np.float32(X), [0.0, 0.0, 0.0, 0.0, 0.0], status=NODE_BEST)
-    with_model, _ = _grow(X, y, useless)
-    without, _ = _grow(X, y)
-    assert useless.calls > 0
-    for field in ("left", "right", "feature", "threshold"):
-        assert_array_equal(with_model.nodes[field], without.nodes[field])
-    assert (with_model.nodes["oblique"] == -1).all()
+    for splitter in ("exact", "hist", "random"):
+        silent = FixedProjection(np.float32(X), np.ones(5), status=NODE_AXIS)
+        with_model, _ = _grow(X, y, silent, splitter=splitter)
+        without, _ = _grow(X, y, splitter=splitter)
+        n_internal = int((with_model.nodes["left"] != TREE_LEAF).sum())
+        assert n_internal <= silent.calls <= with_model.node_count, "asked at every node it could split"
+        assert_array_equal(with_model.nodes, without.nodes)
+        assert_array_equal(with_model.values, without.values)
 
 
 def test_leaf_and_axis_subtree_statuses():

@@ -10,21 +10,21 @@ import pytest
 
 from forestzoo import ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
 from forestzoo._engine.tree import (
-    COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_tree, compact_nodes,
+    COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, compact_table,
 )
 
 
 def _full_apply(tree, X):
-    out = np.empty(X.shape[0], dtype=np.intp)
-    apply_tree(X, tree.nodes, tree.obl_ptr, tree.obl_feature, tree.obl_weight, out)
-    return out
+    """The leaf of every row by the walk over the full node records (the last node of its decision path)."""
+    path = tree.decision_path(X)
+    return path.indices[path.indptr[1:] - 1]
 
 
 def test_compact_nodes_are_16_bytes_and_round_thresholds_down():
     assert COMPACT_DTYPE.itemsize == 16
     X, y = make_classification(500, 6, random_state=0)
     tree = RandomForestClassifier(3, splitter="exact", random_state=0).fit(X, y).estimators_[0].tree_
-    c = compact_nodes(tree.nodes)
+    c = compact_table(tree.nodes).view(COMPACT_DTYPE)
     internal = tree.nodes["left"] >= 0
     t64 = tree.nodes["threshold"][internal]
     t32 = c["threshold"][internal].astype(np.float64)

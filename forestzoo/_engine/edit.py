@@ -1,4 +1,4 @@
-"""Editing fitted trees: expand leaves, prune subtrees, refit thresholds and values.
+"""Editing fitted trees: expand leaves, prune subtrees, refit leaf values.
 
 Every function here is pure: it takes a :class:`~forestzoo._engine.tree.Tree`
 (or its arrays) and returns a new one, leaving its input untouched, so an
@@ -10,9 +10,10 @@ trees unchanged.
 
 Edits that disconnect nodes (pruning, a node turned into a leaf) leave the
 disconnected rows in place; :func:`compact` drops them and renumbers the
-survivors in depth-first order.  Model-transfer algorithms (Segev et al. 2017:
-SER expands leaves and prunes, STRUT refits thresholds and swaps children) are
-built from these operations.
+survivors in depth-first order.  The SER model-transfer algorithm (Segev et
+al., "Learn on source, refine on target: a model transfer learning framework
+with random forests", 2017), which expands leaves and prunes, is built from
+these operations.
 """
 
 import numpy as np
@@ -48,20 +49,6 @@ def _preorder(left, right):
             stack[top + 1] = left[k]
             top += 2
     return order[:m]
-
-
-def subtree_nodes(nodes, root):
-    """Rows of the subtree rooted at ``root`` (itself included), depth-first order."""
-    left, right = nodes["left"].astype(np.int64), nodes["right"].astype(np.int64)
-    if root == 0:
-        return _preorder(left, right)
-    out, stack = [], [int(root)]
-    while stack:
-        k = stack.pop()
-        out.append(k)
-        if left[k] != TREE_LEAF:
-            stack.extend((int(right[k]), int(left[k])))
-    return np.asarray(out, dtype=np.int64)
 
 
 def compact(tree):
@@ -131,24 +118,6 @@ def prune_to_leaves(tree, nodes_to_prune, values=None):
         if values is not None:
             out.values[k] = values[j]
     return compact(out)
-
-
-def refit_threshold(tree, node, threshold, swap_children=False):
-    """Give internal ``node`` a new threshold; optionally swap its two subtrees.
-
-    Swapping exchanges which subtree receives ``x <= threshold``; the side a
-    missing value goes to is flipped too, so NaN keeps reaching the same subtree.
-    """
-    _check_rows(tree, np.array([node]))
-    if tree.nodes["left"][node] == TREE_LEAF:
-        raise ValueError(f"Node {node} is a leaf; only internal nodes have a threshold.")
-    out = _copy(tree)
-    out.nodes["threshold"][node] = threshold
-    if swap_children:
-        nd = out.nodes
-        nd["left"][node], nd["right"][node] = nd["right"][node], nd["left"][node]
-        nd["missing_left"][node] = 1 - nd["missing_left"][node]
-    return out
 
 
 def expand_leaves(tree, leaves, subtrees):

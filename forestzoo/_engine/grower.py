@@ -31,7 +31,7 @@ from .binning import MISSING_BIN
 from .criteria import SQUARED_ERROR, node_value, weighted_impurity
 from .hist_threads import MIN_PARALLEL_WORK, build_in_threads
 from .node_model import (
-    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_BEST, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
+    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
     OUT_SIZE, OUT_THRESHOLD, dispatch,
 )
 from .rng import rng_randint
@@ -714,7 +714,7 @@ def _make_grower(ONLY):
                                 max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch,
                                 bufs, rec, n_evals, mono,
                             )
-                    if (status == NODE_OBLIQUE or status == NODE_BEST) and out[OUT_COST] < rec[REC_COST]:
+                    if status == NODE_OBLIQUE and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
                         rec[REC_FEATURE] = -1.0
                         rec[REC_BIN] = -1.0

@@ -9,8 +9,6 @@ about to split, and the model answers with a status:
 
 * :data:`NODE_AXIS` -- no proposal; the grower runs its own split kernel;
 * :data:`NODE_OBLIQUE` -- the split in ``out`` and the mask in ``go_left``;
-* :data:`NODE_BEST` -- a proposal, but the grower also runs its kernel and
-  keeps whichever split has the lower cost;
 * :data:`NODE_AXIS_SUBTREE` -- axis-aligned splits from this node down (the
   "-P" regularisation of MPSVM forests);
 * :data:`NODE_LEAF` -- make the node a leaf (a family's stopping rule).
@@ -44,7 +42,6 @@ NODE_AXIS = 0
 NODE_OBLIQUE = 1
 NODE_AXIS_SUBTREE = 2
 NODE_LEAF = 3
-NODE_BEST = 4
 
 # Fields of the ``out`` vector a model fills with an oblique proposal.
 OUT_COST = 0  # W_left * imp_left + W_right * imp_right (the criterion of the tree)

@@ -93,11 +93,6 @@ def compact_table(nodes):
     return ci
 
 
-def compact_nodes(nodes):
-    """:func:`compact_table` as a :data:`COMPACT_DTYPE` record array."""
-    return compact_table(nodes).view(COMPACT_DTYPE)
-
-
 @njit(inline="always")
 def _axis_child(X, i, ci, thr, k):
     """Next node of row ``i`` at axis-aligned node or leaf ``k`` (a leaf returns ``k``), branch-free.
@@ -277,13 +272,6 @@ def _leaf_of(X, i, nodes, obl_ptr, obl_feature, obl_weight):
     while nodes[k].left != TREE_LEAF:
         k = _step(X, i, nodes, k, obl_ptr, obl_feature, obl_weight)
     return k
-
-
-@njit
-def apply_tree(X, nodes, obl_ptr, obl_feature, obl_weight, out):
-    """Write the leaf reached by every row of ``X`` into ``out`` (int)."""
-    for i in range(X.shape[0]):
-        out[i] = _leaf_of(X, i, nodes, obl_ptr, obl_feature, obl_weight)
 
 
 @njit
