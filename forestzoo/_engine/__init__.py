@@ -9,8 +9,8 @@ Modules, one job each:
 * :mod:`.splitters` -- the split kernels (``hist``, ``exact``, ``random``,
   ``stochastic``);
 * :mod:`.grower` -- the tree grower (depth-first or best-first),
-  :func:`.grower.grower_for` compiling it for the ``hist`` kernel alone or for
-  the other kernels together, so that a fit compiles only what it can run;
+  :func:`.grower.grower_for` compiling it for one split kernel at a time, so
+  that a fit compiles only the kernel it runs;
 * :mod:`.node_model` -- the seam for splits no kernel expresses (oblique
   node models, Haar features), called by the grower through ``objmode``;
 * :mod:`.hist_threads` -- a node's histograms built on several threads;

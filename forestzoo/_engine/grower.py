@@ -174,7 +174,7 @@ def find_split(
         feats[r] = feats[j]
         feats[j] = f
         cst, lo, hi = mono_of(mono, f)
-        if only == HIST or (only < 0 and splitter == HIST):
+        if only == HIST:
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
@@ -241,7 +241,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
         i = idx[p]
         if feature < 0:
             left = go_left[p] != 0
-        elif only == HIST or (only < 0 and splitter == HIST):
+        elif only == HIST:
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
         else:
@@ -349,37 +349,38 @@ def _global_ids(idx, start, end, gmap):
 
 _GROWERS = {}
 
-#: Which grower runs each split kernel: the kernel's code for a grower compiled for it alone, -1 for
-#: the grower that holds the other kernels and tests the ``splitter`` argument at run time.  CPU seconds
-#: of first fits on a cold cache (2 cores, BENCHMARKS.md "Start-up"): the ``hist`` grower (the forests'
-#: and boosting's default) ~35 s, against ~78 s for one grower of all four kernels; both growers ~93 s
-#: in all, since each compiles the node loop (~12 s); one grower per kernel cost ~118 s in all.
-_ONLY = {HIST: HIST, EXACT: -1, RANDOM: -1, STOCHASTIC: -1}
+#: The name of each kernel's grower.  Each grower compiles the node loop (~12 s), so a program that
+#: runs all four kernels compiles it four times; in exchange a fit compiles only its own kernel (the
+#: stochastic kernel alone is ~23 s, the exact one ~10 s).  BENCHMARKS.md ("Start-up") has the cold
+#: first-fit times of each estimator and of the quick suite.
+_GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
 
 def grower_for(splitter):
     """The compiled tree grower that runs the split kernel ``splitter`` (a code of :mod:`.splitters`).
 
     The grower is compiled by :func:`_make_grower` for the constant ``ONLY =
-    _ONLY[splitter]``, on first use, and cached on disk: Numba keys a
-    closure's cache entry on the values it captures, here one integer.
+    splitter``, on first use, and cached on disk: Numba keys a closure's
+    cache entry on the values it captures, here one integer.
     """
-    key = _ONLY[int(splitter)]
+    key = int(splitter)
     grower = _GROWERS.get(key)
     if grower is None:
+        if key not in _GROWER_NAMES:
+            raise ValueError(f"Unknown split kernel code {key}.")
         grower = _GROWERS[key] = _make_grower(key)
     return grower
 
 
 def _make_grower(ONLY):
-    """The tree grower for the closure constant ``ONLY`` (a kernel's code, or -1 for every kernel).
+    """The tree grower for the closure constant ``ONLY`` (the code of the one kernel it runs).
 
-    Every choice of a kernel is written ``ONLY == K or (ONLY < 0 and
-    splitter == K)``.  Numba's dead-branch pruning evaluates the tests on
-    ``ONLY`` before typing, in the grower and in the helpers inlined into it
-    (:func:`find_split`, :func:`_partition`), so the grower compiled for
-    ``hist`` alone never types, nor compiles, the exact, random or stochastic
-    kernels; with ``ONLY = -1`` the run-time ``splitter`` chooses.  The split
+    Every choice of a kernel is written as a test on ``ONLY`` (``ONLY ==
+    HIST`` for the hist kernel, its histogram pool and the sibling
+    subtraction).  Numba's dead-branch pruning evaluates these tests before
+    typing, in the grower and in the helpers inlined into it
+    (:func:`find_split`, :func:`_partition`), so each grower types and
+    compiles its own kernel alone.  The split
     kernels that are compiled functions of their own (not inlined) receive the
     criterion as a run-time argument: a constant would make Numba compile
     each kernel once per criterion.
@@ -410,7 +411,7 @@ def _make_grower(ONLY):
         instead of one per row.
         n_values : number of classes, or 1 for regression.
         criterion : a code of :mod:`.criteria`.
-        splitter : a code of :mod:`.splitters`, one this grower holds (``ONLY``, or any when it is -1).
+        splitter : a code of :mod:`.splitters`: ``ONLY``, the kernel this grower runs.
         max_features : features evaluated per node (counting non-constant ones).
         max_depth, max_leaf_nodes : -1 for unlimited.
         min_weight_leaf : least sum of weights in a leaf (``min_weight_fraction_leaf`` x total).
@@ -686,24 +687,25 @@ def _make_grower(ONLY):
                             n_free += 1
                             slot = -1
                     else:
-                        if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
-                            n_free -= 1
-                            slot = free_slots[n_free]
-                            ready = 0
-                        if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
-                            _build_in_threads(Xb_own, n_bins_own, idx_own, start, end, w_own, yk_own, wy_own, criterion,
-                                              pool_own[slot], hist_threads)
-                            n_evals[0] += n * n_features
-                            ready = 1
+                        if ONLY == HIST:
+                            if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                                n_free -= 1
+                                slot = free_slots[n_free]
+                                ready = 0
+                            if slot >= 0 and ready == 0 and hist_threads > 1 and n * n_features >= MIN_PARALLEL_WORK:
+                                _build_in_threads(Xb_own, n_bins_own, idx_own, start, end, w_own, yk_own, wy_own,
+                                                  criterion, pool_own[slot], hist_threads)
+                                n_evals[0] += n * n_features
+                                ready = 1
                         # the kernels that search the whole node at once are called here, not in
                         # find_split: a call under a pruned test on ONLY is dropped before Numba
                         # inlines split_random, so only the grower that runs it pays its inlining
-                        if ONLY == RANDOM or (ONLY < 0 and splitter == RANDOM):
+                        if ONLY == RANDOM:
                             reset_record(rec)
                             split_random(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
                                          criterion, max_features, feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals,
                                          mono)
-                        elif ONLY == STOCHASTIC or (ONLY < 0 and splitter == STOCHASTIC):
+                        elif ONLY == STOCHASTIC:
                             reset_record(rec)
                             split_stochastic(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
                                              criterion, max_features, feats, rng, sdt, keys, samples, miss, cum, tmp,
@@ -778,7 +780,7 @@ def _make_grower(ONLY):
                 fr_gain[e] = fr_gain[n_front - 1]
             n_front -= 1
 
-            if use_local:
+            if (ONLY == EXACT or ONLY == RANDOM) and use_local:  # (see use_local)
                 if in_local and (start < local_start or end > local_end):  # the subtree is done (depth-first)
                     _global_ids(idx, local_start, local_end, gmap)
                     in_local = False
@@ -827,7 +829,7 @@ def _make_grower(ONLY):
             left_ready = 0
             right_ready = 0
             n_right = end - mid
-            if slot >= 0:
+            if ONLY == HIST and slot >= 0:  # (slot < 0 always in the other grower: no pool)
                 small_left = n_left <= n_right
                 s_start, s_end = (start, mid) if small_left else (mid, end)
                 n_small = s_end - s_start
@@ -889,5 +891,5 @@ def _make_grower(ONLY):
     # Each grower gets its own qualified name: Numba names a compiled function's environment after
     # its qualified name and a per-process counter, so two closures of one name, compiled in other
     # processes and both loaded from the disk cache into one process, could share an environment.
-    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{'all' if ONLY < 0 else ONLY}"
+    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}"
     return njit(grow_tree)
