@@ -29,6 +29,9 @@ import numpy as np
 from .._jit import borrow, keep_alive, njit
 from .binning import MISSING_BIN
 from .criteria import SQUARED_ERROR, node_value, weighted_impurity
+from .data import borrow_data, can_copy_local, copy_local
+from .data import n_features as data_n_features
+from .data import value as data_value
 from .hist_threads import MIN_PARALLEL_WORK, build_in_threads
 from .node_model import (
     NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
@@ -189,7 +192,7 @@ def find_split(
                 ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
         else:
-            ok = split_exact(f, Xf[f], idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
+            ok = split_exact(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
                              cst, lo, hi)
             n_evals[0] += n
         if ok:
@@ -245,7 +248,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
         else:
-            v = Xf[feature, i]
+            v = data_value(Xf, feature, i)
             left = (v <= threshold) or (missing_left and v != v)
         wp = w[p]
         q = start + n_left
@@ -324,25 +327,8 @@ def _worth_copying(n, local_rows, max_features, n_features):
 
 
 @njit
-def _copy_local(X, idx, start, end, local_buf, gmap):
-    """Copy the node ``idx[start:end]`` of the feature-major ``X`` into a ``(n_features, n)`` block and
-    renumber its rows 0..n-1."""
-    n = end - start
-    n_features = X.shape[0]
-    block = local_buf[:n_features * n].reshape((n_features, n))
-    for q in range(n):
-        gmap[q] = idx[start + q]
-    for f in range(n_features):
-        for q in range(n):
-            block[f, q] = X[f, gmap[q]]
-    for q in range(n):
-        idx[start + q] = q
-    return block
-
-
-@njit
 def _global_ids(idx, start, end, gmap):
-    """Undo :func:`_copy_local`'s renumbering for the (permuted) subtree rows."""
+    """Undo :func:`.data.copy_local`'s renumbering for the (permuted) subtree rows."""
     for p in range(start, end):
         idx[p] = gmap[idx[p]]
 
@@ -399,7 +385,8 @@ def _make_grower(ONLY):
         Parameters
         ----------
         Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
-        Xf : float32 (n_features, n_samples) raw values (exact/random), else unused.
+        Xf : the raw values in a layout of :mod:`.data` (exact, random, stochastic), else an empty
+            float32 ``(0, 0)`` array.
         n_bins, edges : from :mod:`.binning`.
         yk, yr : int32 class index / float64 target of every row (one is unused).
         w : float64 per-row weight (bootstrap count x sample_weight x class weight).
@@ -433,7 +420,7 @@ def _make_grower(ONLY):
             them all on this thread.  The tree does not depend on it.
         local_rows : largest subtree (rows) whose values are copied into a
             node-local block (exact and random splitters, depth-first
-            growth, no node model); 0 disables.  A node of at most this many rows whose subtree
+            growth, no node model, a layout that can copy); 0 disables.  A node of at most this many rows whose subtree
             will read its rows more often than there are features (see
             :func:`_worth_copying`) gets ``Xf[:, idx[start:end]]`` copied into a
             contiguous ``(n_features, n)`` block and its ``idx`` renumbered
@@ -460,7 +447,7 @@ def _make_grower(ONLY):
         is_exact = splitter == EXACT
         is_random = splitter == RANDOM
         is_stochastic = splitter == STOCHASTIC
-        n_features = Xb.shape[0] if is_hist else Xf.shape[0]
+        n_features = Xb.shape[0] if is_hist else data_n_features(Xf)
         # node-ordered copies, permuted together with idx
         w = w[idx]
         yk = yk[idx]
@@ -484,7 +471,7 @@ def _make_grower(ONLY):
         n_sort = n_rows if is_exact or is_stochastic else (min(n_rows, SMALL_NODE) if is_hist else 0)
         keys = np.empty(n_sort, np.float64)
         samples = np.empty(n_sort, idx.dtype)
-        vals = np.empty(n_rows if is_random else 0, Xf.dtype)  # the random splitter's gathered values
+        vals = np.empty(n_rows if is_random else 0, np.float32)  # the random splitter's gathered values
         unit_w = True  # every row's weight is 1: the random splitter counts in integers
         for p in range(n_rows):
             if w[p] != 1.0:
@@ -511,8 +498,9 @@ def _make_grower(ONLY):
         # node-local copies (see local_rows): the block, the local -> global row ids, and the subtree's range
         # Left out: hist (~5-10 % in noisy runs of RF at 100k x 50, not established) and stochastic
         # (its rounds read a few rows per feature: a copy of every feature would cost more than it saves).
-        use_local = local_rows > 0 and (is_random or is_exact) and not best_first and node_model < 0
-        local_buf = np.empty(n_features * local_rows if use_local else 0, Xf.dtype)
+        use_local = (local_rows > 0 and (is_random or is_exact) and not best_first and node_model < 0
+                     and can_copy_local(Xf))
+        local_buf = np.empty(n_features * local_rows if use_local else 0, np.float32)
         gmap = np.empty(local_rows if use_local else 0, idx.dtype)
         in_local = False
         local_start = 0
@@ -568,7 +556,7 @@ def _make_grower(ONLY):
         owners = (keys, samples, vals, buf, miss, cum, tmp, rec, counts, wbuf, ykbuf, yrbuf, wybuf, feats, free_slots,
                   local_buf, gmap, pend, pend_tot, pend_bounds)
         Xb = borrow(Xb)
-        Xf = borrow(Xf)
+        Xf = borrow_data(Xf)
         Xc = Xf  # what the kernels read: Xf, or the current subtree's block
         n_bins = borrow(n_bins)
         edges = borrow(edges)
@@ -786,7 +774,7 @@ def _make_grower(ONLY):
                     in_local = False
                     Xc = Xf
                 if not in_local and _worth_copying(end - start, local_rows, max_features, n_features):
-                    Xc = _copy_local(Xf, idx, start, end, local_buf, gmap)
+                    Xc = copy_local(Xf, idx, start, end, local_buf, gmap)
                     in_local = True
                     local_start = start
                     local_end = end

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
+from ..data import value
 from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, scan_sorted
 
 
@@ -16,9 +17,9 @@ def midpoint(a, b):
 
 
 @njit
-def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
+def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
                 cst=0.0, lo=-np.inf, hi=np.inf):
-    """Best midpoint threshold of feature ``f`` over the node; updates ``rec``.
+    """Best midpoint threshold of feature ``f`` of the layout ``X`` (:mod:`..data`) over the node; updates ``rec``.
 
     ``cst, lo, hi``: the feature's monotonic constraint (0 for none) and the
     node's value bounds (:func:`._common.monotone_ok`).
@@ -27,7 +28,7 @@ def split_exact(f, xcol, idx, start, end, w, yk, yr, total, min_samples_leaf, mi
     miss[:] = 0.0
     for p in range(start, end):
         i = idx[p]
-        v = xcol[i]
+        v = value(X, f, i)
         if np.isnan(v):
             add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
         else:

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..._jit import njit
 from ..criteria import SQUARED_ERROR
+from ..data import value
 from ..rng import mix_randint, mix_uniform
 from ._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split,
@@ -19,7 +20,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     Features are drawn in a random order (a partial shuffle of ``feats``)
     until ``max_features`` non-constant ones have been tried, scikit-learn's
     rule.  For each, one threshold is drawn uniformly in [min, max) of its
-    values in the node (row ``f`` of the feature-major ``Xf``); NaN rows are
+    values in the node (feature ``f`` of the layout ``Xf``, :mod:`..data`); NaN rows are
     tried on both sides and go where the cost is lower.  The best split is
     left in ``rec``; ``n_evals[0]`` grows by the (row, feature) pairs read.
 
@@ -68,10 +69,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         n = end - start
         n4 = n - (n & 3)
         for q in range(0, n4, 4):
-            v0 = Xf[f, idx[start + q]]
-            v1 = Xf[f, idx[start + q + 1]]
-            v2 = Xf[f, idx[start + q + 2]]
-            v3 = Xf[f, idx[start + q + 3]]
+            v0 = value(Xf, f, idx[start + q])
+            v1 = value(Xf, f, idx[start + q + 1])
+            v2 = value(Xf, f, idx[start + q + 2])
+            v3 = value(Xf, f, idx[start + q + 3])
             vals[q] = v0
             vals[q + 1] = v1
             vals[q + 2] = v2
@@ -86,7 +87,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
             hi3 = v3 if v3 > hi3 else hi3
             n_nan += (v0 != v0) + (v1 != v1) + (v2 != v2) + (v3 != v3)
         for q in range(n4, n):
-            v0 = Xf[f, idx[start + q]]
+            v0 = value(Xf, f, idx[start + q])
             vals[q] = v0
             lo0 = v0 if v0 < lo0 else lo0
             hi0 = v0 if v0 > hi0 else hi0

@@ -40,6 +40,7 @@ features it computes on demand.
 import numpy as np
 
 from ..._jit import borrow, keep_alive, njit
+from ..data import value
 from ..rng import rng_randint
 from ._common import REC_COST, add_sample, is_perfect_split, scan_sorted
 from .exact import split_exact
@@ -328,7 +329,7 @@ def split_stochastic(
                 s = slot[a]
                 for q in range(batch):
                     p = perm[ws + q]
-                    new_keys[q] = Xf[f, idx[p]]
+                    new_keys[q] = value(Xf, f, idx[p])
                     new_pos[q] = p
                 score[a], length = sdt_score_feature(
                     new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s],
@@ -344,7 +345,7 @@ def split_stochastic(
     # Step 5: the exact search over the whole node for the survivors (Eq. 2); like the exact
     # splitter's, it stops at a classification split with two pure children
     for a in range(alive):
-        split_exact(feats[a], Xf[feats[a]], idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
+        split_exact(feats[a], Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
                     criterion, keys, samples, miss, cum, tmp, rec)
         n_evals[0] += n
         if is_perfect_split(rec[REC_COST], criterion):

@@ -1,0 +1,57 @@
+"""The engine's data-access layer: a tree grown from the CSC layout equals the one grown from the dense layout."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+
+from forestzoo.tree._builder import grow, prepare_data
+
+
+def _sparse_data(seed, n=400, d=8):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.6] = 0.0  # mostly zeros, as sparse data are
+    X[:, 3] = 0.0  # a column with no stored value
+    X[rng.uniform(size=n) < 0.05, 5] = np.nan  # missing values are stored NaNs
+    y = ((X[:, 0] > 0) ^ (np.nan_to_num(X[:, 5]) < 0.1)).astype(np.int32) + (X[:, 1] > 0.5)
+    return X, y
+
+
+def _csc_layout(X):
+    m = sp.csc_matrix(X)
+    m.sort_indices()
+    return (m.data.astype(np.float32), m.indices.astype(np.int32), m.indptr.astype(np.int64), np.int64(X.shape[1]))
+
+
+@pytest.mark.parametrize("splitter", ["exact", "random", "stochastic"])
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_csc_layout_grows_the_dense_layouts_tree(splitter, task):
+    X, y = _sparse_data(0)
+    dense = prepare_data(X, splitter, 255)
+    sparse = prepare_data(X, splitter, 255)
+    sparse.Xf = _csc_layout(X)
+    assert sparse.Xf[0].shape[0] < 0.5 * X.size, "the layout stores the nonzeros only"
+    weights = np.random.RandomState(1).poisson(1.0, size=X.shape[0]).astype(np.float64)
+    if task == "classification":
+        args = (y, np.zeros(len(y)), weights, "gini", 3)
+    else:
+        args = (np.zeros(len(y), np.int32), y + X[:, 2].astype(np.float64), weights, "squared_error", 1)
+    for max_features in (None, 3):
+        a = grow(dense, *args, 7, max_features)
+        b = grow(sparse, *args, 7, max_features)
+        assert a.node_count > 15
+        assert_array_equal(a.nodes, b.nodes)
+        assert_array_equal(a.values, b.values)
+
+
+def test_csc_layout_routes_absent_entries_as_zero_and_stored_nan_as_missing():
+    # one feature; rows 0-2 absent (value 0), row 3 stored 1.0, row 4 stored NaN, row 5 stored -1.0
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [np.nan], [-1.0]], dtype=np.float32)
+    y = np.array([0, 0, 0, 1, 1, 0], dtype=np.int32)
+    data = prepare_data(X, "exact", 255)
+    data.Xf = _csc_layout(X)
+    tree = grow(data, y, np.zeros(6), np.ones(6), "gini", 2, 0, None)
+    root = tree.nodes[0]
+    assert root["feature"] == 0 and 0.0 <= root["threshold"] < 1.0 and root["missing_left"] == 0
+    assert_array_equal(np.argmax(tree.predict(X), axis=1), y)
