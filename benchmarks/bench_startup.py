@@ -7,8 +7,10 @@ worker) pays the compilation once.  Each case here runs in a new process:
 * ``cold``: an empty ``NUMBA_CACHE_DIR``, as after a fresh install;
 * ``warm``: the same cache directory again.
 
-It prints import, first fit and first predict seconds per estimator (the
-median over ``--repeats`` cold runs, each with its own empty cache), and,
+It prints import, first fit and first predict seconds per estimator and the
+process's CPU seconds, which other load on the machine disturbs less than
+wall time (the median over ``--repeats`` cold runs, each with its own empty
+cache), and,
 with ``--quick-suite``, the wall time of ``forestzoo bench`` (quick suite) on
 a cold cache and the seconds it spent in its untimed warm-up fits (mostly
 compilation).  Give ``--base DIR`` (a checkout of another commit, e.g. made
@@ -54,11 +56,20 @@ CASES = {
     "HaarTreeClassifier": ("HaarTreeClassifier", "HaarTreeClassifier(random_state=0)", "clf"),
     "OnlineRandomForestClassifier": ("OnlineRandomForestClassifier",
                                      "OnlineRandomForestClassifier(n_estimators=10, random_state=0)", "clf"),
+    # every split kernel in one process: hist, random, exact and stochastic, as the quick suite runs them
+    "four kernels (RF, ET, exact and stochastic trees)": (
+        "RandomForestClassifier, ExtraTreesClassifier, DecisionTreeClassifier",
+        "__import__('sklearn.ensemble', fromlist=['VotingClassifier']).VotingClassifier(["
+        "('rf', RandomForestClassifier(n_estimators=10, random_state=0)), "
+        "('et', ExtraTreesClassifier(n_estimators=10, random_state=0)), "
+        "('exact', DecisionTreeClassifier(splitter='exact', random_state=0)), "
+        "('sdt', DecisionTreeClassifier(splitter='stochastic', random_state=0))])", "clf"),
 }
 
 _PROBE = """
 import json, time
 t0 = time.perf_counter()
+c0 = time.process_time()
 import numpy as np
 from forestzoo import {name}
 t1 = time.perf_counter()
@@ -69,7 +80,8 @@ model = {expr}.fit(X, y)
 t2 = time.perf_counter()
 model.predict(X)
 t3 = time.perf_counter()
-print(json.dumps({{"import_s": t1 - t0, "fit_s": t2 - t1, "predict_s": t3 - t2, "total_s": t3 - t0}}))
+print(json.dumps({{"import_s": t1 - t0, "fit_s": t2 - t1, "predict_s": t3 - t2, "total_s": t3 - t0,
+                  "cpu_s": time.process_time() - c0}}))
 """
 
 
@@ -139,7 +151,7 @@ def measure(checkout, cases, repeats, timeout):
         ok = [c for c in cold if c["status"] == "ok"]
         row = {"status": cold[-1]["status"] if not ok else "ok", "runs": len(ok)}
         if ok:
-            for key in ("import_s", "fit_s", "predict_s", "total_s"):
+            for key in ("import_s", "fit_s", "predict_s", "total_s", "cpu_s"):
                 row["cold_" + key] = statistics.median(c[key] for c in ok)
         if warm is not None and warm["status"] == "ok":
             row["warm_total_s"] = warm["total_s"]
@@ -155,7 +167,7 @@ def _fmt(row, key):
 def render(results, labels):
     head = ["case"]
     for label in labels:
-        head += [f"{label} cold import+fit+predict s", f"{label} cold fit s", f"{label} warm s"]
+        head += [f"{label} cold import+fit+predict s", f"{label} cold CPU s", f"{label} cold fit s", f"{label} warm s"]
     if len(labels) == 2:
         head.append("cold ratio")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -164,9 +176,10 @@ def render(results, labels):
         for label in labels:
             row = results[label][case]
             if row["status"] != "ok":
-                cells += [row["status"], "-", "-"]
+                cells += [row["status"], "-", "-", "-"]
             else:
-                cells += [_fmt(row, "cold_total_s"), _fmt(row, "cold_fit_s"), _fmt(row, "warm_total_s")]
+                cells += [_fmt(row, "cold_total_s"), _fmt(row, "cold_cpu_s"), _fmt(row, "cold_fit_s"),
+                          _fmt(row, "warm_total_s")]
         if len(labels) == 2:
             a, b = (results[label][case].get("cold_total_s") for label in labels)
             cells.append(f"{b / a:.2f}" if a and b else "-")
