@@ -57,7 +57,7 @@ CASES = {
     "OnlineRandomForestClassifier": ("OnlineRandomForestClassifier",
                                      "OnlineRandomForestClassifier(n_estimators=10, random_state=0)", "clf"),
     # every split kernel in one process: hist, random, exact and stochastic, as the quick suite runs them
-    "four kernels (RF, ET, exact and stochastic trees)": (
+    "four kernels: RF + ET + exact + stochastic trees": (
         "RandomForestClassifier, ExtraTreesClassifier, DecisionTreeClassifier",
         "__import__('sklearn.ensemble', fromlist=['VotingClassifier']).VotingClassifier(["
         "('rf', RandomForestClassifier(n_estimators=10, random_state=0)), "
