@@ -802,3 +802,33 @@ def test_cli_two_models_two_datasets_through_a_subprocess(tmp_path):
     assert "reject \"all" not in ranks.replace("do not reject \"all", "")
     assert not re.search(r"\binf\b", ranks) and "Holm" in ranks
 
+
+def test_the_main_job_install_needs_no_peer_library():
+    # `pip install -e ".[bench]"` is the core plus what the CLI uses; the libraries that only
+    # benchmarks/ scripts time against live in the `peers` extra, and the package never imports them
+    import ast
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(reqs):
+        return {re.split(r"[<>=!\[ ;]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    assert names(extras["bench"]) == {"matplotlib", "rich"}
+    assert {"xgboost", "lightgbm"} <= names(extras["peers"])
+    assert not {"xgboost", "lightgbm", "psutil"} & names(extras["test"])
+    peers = {"xgboost", "lightgbm", "psutil"}
+    for path in sorted((root / "forestzoo").rglob("*.py")) + sorted((root / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                mods = [node.module or ""]
+            else:
+                continue
+            assert not {m.split(".")[0] for m in mods} & peers, f"{path}:{node.lineno} imports {mods}"
+    readme = (root / "README.md").read_text()
+    assert 'pip install -e ".[bench]" && forestzoo bench' in readme
+    assert 'pip install -e ".[test]" && python -m pytest -q' in readme
+    assert 'pip install -e ".[peers]"' in readme
