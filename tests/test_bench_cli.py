@@ -755,6 +755,18 @@ def test_two_models_that_rank_alike_on_two_datasets_are_not_declared_different()
     assert "| m1 vs m0 | 2 / 0 / 0 | 2.4 | 0.5 | 0.5 | 0.5 | 0.5 |" in ranks
 
 
+
+def test_many_models_ranked_alike_everywhere_are_decided_by_sampled_permutations():
+    # 10 models in the same order on 8 datasets: chi2_F = N (k - 1), too many rearrangements to
+    # count, and none of the 100000 sampled ones reaches the observed statistic
+    table = [[[60 - j] * 3 for j in range(10)] for _ in range(8)]
+    ranks = _ranks_section(format_report(_fake_run(table)))
+    assert "chi2_F reaches its maximum N (k - 1) = 72" in ranks
+    assert ("From the Monte Carlo permutation test (100000 resamples) on the ranks: p <= 1e-05 "
+            "(no resample reached the observed chi2_F): reject \"all models are equivalent\"") in ranks
+    # CD = 3.164 sqrt(10 x 11 / 48) = 4.79 rank places: m0 beats m5 and below
+    assert "(Nemenyi): m0 > m5, m0 > m6, m0 > m7, m0 > m8, m0 > m9, m1 > m6," in ranks
+
 def test_comparisons_with_the_first_model_are_holm_corrected_and_say_so():
     from scipy import stats as sps
 

@@ -245,12 +245,22 @@ def _p(p):
     return "-" if p is None or np.isnan(p) else f"{p:.3g}"
 
 
+def _decisive_p(decision):
+    """The deciding p-value as printed; a Monte Carlo p-value that no resample
+    reached is the smallest the test can give and is printed as a bound."""
+    match = re.search(r"Monte Carlo permutation test \((\d+) resamples\)", decision.method)
+    if match and decision.pvalue * (int(match.group(1)) + 1) < 1.5:
+        return f"p <= {_p(decision.pvalue)} (no resample reached the observed chi2_F)"
+    return f"p = {_p(decision.pvalue)}"
+
+
 def _friedman_line(res, decision):
     """Friedman's test in words: the statistics that hold for this table, and
     the p-value that decides."""
     N, k = res.n_datasets, res.n_methods
     verdict = (f"{'reject' if decision.reject else 'do not reject'} \"all models are "
                f"equivalent\" at alpha = {ALPHA}")
+    p_dec = _decisive_p(decision)
     chi2 = f"Friedman chi2_F = {res.chi2:.2f} (k - 1 = {k - 1} df, corrected for ties"
     parts = []
     if res.at_limit:
@@ -262,7 +272,7 @@ def _friedman_line(res, decision):
                 f"approximations do not hold (Demsar 2006 asks N > 10 and k > 5), so no "
                 f"asymptotic p-value is given. ")
         line += " ".join(parts) + (" " if parts else "")
-        line += (f"From the {decision.method} on the ranks: p = {_p(decision.pvalue)}: "
+        line += (f"From the {decision.method} on the ranks: {p_dec}: "
                  f"{verdict}.")
         if k == 2:
             line += (" With two models this is the two-sided sign test; the table below "
@@ -270,13 +280,13 @@ def _friedman_line(res, decision):
         return line
     if res.at_limit:
         return (f"- {chi2}, p = {_p(res.chi2_pvalue)}). " + " ".join(parts)
-                + f" From the {decision.method} on the ranks: p = {_p(decision.pvalue)}: "
+                + f" From the {decision.method} on the ranks: {p_dec}: "
                   f"{verdict}.")
     line = (f"- {chi2}, p = {_p(res.chi2_pvalue)}); Iman-Davenport F_F = {res.ff:.2f} "
             f"(F({k - 1}, {(k - 1) * (N - 1)}), p = {_p(res.ff_pvalue)})")
     if "permutation" in decision.method:
         return (line + f": the two approximations fall on either side of alpha = {ALPHA}, "
-                f"so the {decision.method} on the ranks decides: p = {_p(decision.pvalue)}: "
+                f"so the {decision.method} on the ranks decides: {p_dec}: "
                 f"{verdict}.")
     return line + f": {verdict}."
 

@@ -37,7 +37,7 @@ class PermutationPValue(NamedTuple):
 
     def describe(self):
         return ("exact permutation test" if self.exact else
-                f"Monte Carlo permutation test, {self.n_resamples} resamples")
+                f"Monte Carlo permutation test ({self.n_resamples} resamples)")
 
 
 def _doubled_ranks(ranks):

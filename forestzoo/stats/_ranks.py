@@ -205,6 +205,9 @@ class FriedmanResult:
 
     def _permutation(self):
         if np.isnan(self.permutation_pvalue):
+            if self.ranks is None:
+                raise ValueError("the permutation p-value needs the table's ranks: build the "
+                                 "result with friedman_test.")
             res = friedman_permutation_pvalue(self.ranks)
             return res.pvalue, res.describe()
         return self.permutation_pvalue, self.permutation_method
