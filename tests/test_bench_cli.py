@@ -58,13 +58,13 @@ def _rows(path):
 
 def test_bench_writes_report_results_and_cd_diagram(capsys, tmp_path):
     out = tmp_path / "run"
-    rc = main(["bench", "--datasets", "iris,wine,seeds", "--models", "RaF,ET,sk-RF",
+    rc = main(["bench", "--datasets", "iris,wine,seeds,sonar,glass", "--models", "RaF,ET,sk-RF",
                "--out", str(out)] + TINY)
     text = capsys.readouterr().out
     assert rc == 0
     for word in ("iris", "wine", "RaF", "sk-RF", "average rank", "Friedman chi2_F",
-                 "Iman-Davenport", "CD =", "Win / tie / loss against RaF",
-                 "Wall time per model", "1 x 2-fold CV, 5 trees"):
+                 "exact permutation test", "CD =", "Win / tie / loss against RaF",
+                 "sign p (Holm)", "Wall time per model", "1 x 2-fold CV, 5 trees"):
         assert word in text
     iris = next(line for line in text.splitlines() if line.startswith("| iris "))
     accuracies = [float(a) for a in re.findall(r"(\d+\.\d\d) ±", iris)]
@@ -72,7 +72,7 @@ def test_bench_writes_report_results_and_cd_diagram(capsys, tmp_path):
     assert (out / "report.md").read_text() in text
     assert (out / "cd_diagram.png").read_bytes()[:4] == b"\x89PNG"
     rows = _rows(out / "results.csv")
-    assert len(rows) == 3 * 3 * 2
+    assert len(rows) == 5 * 3 * 2
     assert {r["status"] for r in rows} == {"ok"}
     assert all(float(r["fit_seconds"]) >= 0 and r["params"].startswith("{") for r in rows)
 
@@ -704,3 +704,143 @@ def test_on_first_compile_calls_back_once_per_block():
     with on_first_compile(lambda: calls.append("again")):
         first(2)  # already compiled for int: nothing to compile
     assert calls == ["compiling"]
+
+
+# --- the report's statistics: ties, small tables, corrected comparisons with the first model --
+
+
+def _fake_run(table, sizes=(70, 70, 70), datasets=None, models=None):
+    """FoldResults whose fold counts are ``table[d][m]`` (one count per fold)."""
+    datasets = datasets or ["iris", "wine", "seeds", "sonar", "glass", "ionosphere", "vehicle",
+                            "breast_cancer_wisconsin_diag"][:len(table)]
+    models = models or [f"m{j}" for j in range(len(table[0]))]
+    return [FoldResult(d, m, f, c / n, 0.1, n_test=n, error=1 - c / n)
+            for d, row in zip(datasets, table) for m, counts in zip(models, row)
+            for f, (c, n) in enumerate(zip(counts, sizes))]
+
+
+def _ranks_section(text):
+    return text[text.index("## Ranks and tests"):text.index("## Wall time")]
+
+
+def test_equal_accuracies_tie_in_the_report_whatever_the_folds():
+    from forestzoo.bench.report import summarize
+
+    # 192 of 210 rows for m0 and m1, split differently over the folds: the naive mean of the
+    # fold percentages differs in the last bit (91.42857142857143 vs ...44)
+    row = [[64, 64, 64], [59, 65, 68], [62, 64, 64]]
+    assert np.mean([c / 70 * 100 for c in row[0]]) != np.mean([c / 70 * 100 for c in row[1]])
+    results = _fake_run([row, [[65, 66, 67], [60, 61, 62], [60, 60, 60]]])
+    s = summarize(results)
+    assert s["mean"][0, 0] == s["mean"][0, 1] == pytest.approx(192 / 210 * 100)
+    assert summarize(results, "error")["mean"][0, 0] == summarize(results, "error")["mean"][0, 1]
+    text = format_report(results)
+    iris = next(line for line in text.splitlines() if line.startswith("| iris "))
+    assert iris.count("**91.43 ± ") == 2  # both best, both bold
+    # iris: m0 and m1 share ranks 1 and 2; wine: m0, m1, m2 in that order
+    assert re.search(r"^\| m0 \| 1\.25 \|$", text, re.M) and re.search(r"^\| m1 \| 1\.75 \|$", text, re.M)
+    assert "| m1 vs m0 | 0 / 1 / 1 |" in text
+
+
+def test_two_models_that_rank_alike_on_two_datasets_are_not_declared_different():
+    # every dataset ranks m1 above m0: chi2_F = N (k - 1) = 2, Friedman's p = 0.157, exact p = 0.5
+    text = format_report(_fake_run([[[60, 60, 60], [62, 62, 62]], [[50, 50, 50], [55, 55, 55]]]))
+    ranks = _ranks_section(text)
+    assert "do not reject \"all models are equivalent\"" in ranks
+    assert "reject \"all" not in ranks.replace("do not reject \"all", "")
+    assert "chi2_F reaches its maximum N (k - 1) = 2" in ranks
+    assert "p = 0.5: do not reject" in ranks and not re.search(r"\binf\b", ranks)
+    assert "Demsar 2006 asks N > 10 and k > 5" in ranks
+    assert "Nemenyi's critical difference rests on a normal approximation" in ranks
+    assert "| m1 vs m0 | 2 / 0 / 0 | 2.4 | 0.5 | 0.5 | 0.5 | 0.5 |" in ranks
+
+
+
+def test_many_models_ranked_alike_everywhere_are_decided_by_sampled_permutations():
+    # 10 models in the same order on 8 datasets: chi2_F = N (k - 1), too many rearrangements to
+    # count, and none of the 100000 sampled ones reaches the observed statistic
+    table = [[[60 - j] * 3 for j in range(10)] for _ in range(8)]
+    ranks = _ranks_section(format_report(_fake_run(table)))
+    assert "chi2_F reaches its maximum N (k - 1) = 72" in ranks
+    assert ("From the Monte Carlo permutation test (100000 resamples) on the ranks: p <= 1e-05 "
+            "(no resample reached the observed chi2_F): reject \"all models are equivalent\"") in ranks
+    # CD = 3.164 sqrt(10 x 11 / 48) = 4.79 rank places: m0 beats m5 and below
+    assert "(Nemenyi): m0 > m5, m0 > m6, m0 > m7, m0 > m8, m0 > m9, m1 > m6," in ranks
+
+def test_comparisons_with_the_first_model_are_holm_corrected_and_say_so():
+    from scipy import stats as sps
+
+    from forestzoo.stats import holm
+
+    rng = np.random.default_rng(3)
+    base = rng.integers(50, 60, size=(8, 1, 3))
+    table = np.concatenate([base, base + [[[3, 3, 3]]], base + rng.integers(-2, 3, (8, 1, 3)),
+                            base + [[[1, 1, 1]]]], axis=1)
+    text = format_report(_fake_run(table.tolist()))
+    ranks = _ranks_section(text)
+    assert "Holm-corrected for the k - 1 = 3 comparisons with m0 (Holm 1979)" in ranks
+    header = "| pair | W / T / L | wins needed | sign p | sign p (Holm) | Wilcoxon p | Wilcoxon p (Holm) |"
+    assert header in ranks
+    sums = table.sum(axis=2)  # equal folds: the mean order is the count order
+    raw, rows = [], {}
+    for j in (1, 2, 3):
+        d = sums[:, j] - sums[:, 0]
+        w, t, l_ = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
+        kept = t - t % 2
+        wins, n = w + kept / 2, w + l_ + kept
+        raw.append(sps.binomtest(int(np.floor(wins)) if wins > n / 2 else int(np.ceil(wins)),
+                                 n).pvalue)
+        rows[j] = re.search(rf"^\| m{j} vs m0 \| (\d+) / (\d+) / (\d+) \| [\d.]+ \| ([\d.e-]+) \| "
+                            rf"([\d.e-]+) \|", ranks, re.M).groups()
+        assert tuple(int(x) for x in rows[j][:3]) == (w, t, l_)
+    for j, p, p_holm in zip((1, 2, 3), raw, holm(raw)):
+        assert float(rows[j][3]) == pytest.approx(p, rel=1e-2)
+        assert float(rows[j][4]) == pytest.approx(p_holm, rel=1e-2)
+    # m1 and m3 win on all 8 datasets: p = 2 / 2^8 each, and 3 x that once corrected
+    for j in (1, 3):
+        assert rows[j][:3] == ("8", "0", "0")
+        assert float(rows[j][3]) == pytest.approx(2 / 2 ** 8, rel=1e-2)
+        assert float(rows[j][4]) == pytest.approx(3 * 2 / 2 ** 8, rel=1e-2)
+
+
+def test_cli_two_models_two_datasets_through_a_subprocess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "forestzoo", "bench", "--models", "RaF,sk-RF",
+                           "--datasets", "iris,wine", "--out", str(tmp_path / "run")] + TINY,
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert proc.returncode == 0, proc.stderr
+    ranks = _ranks_section(proc.stdout)
+    assert "Friedman chi2_F" in ranks and "do not reject" in ranks
+    assert "reject \"all" not in ranks.replace("do not reject \"all", "")
+    assert not re.search(r"\binf\b", ranks) and "Holm" in ranks
+
+
+def test_the_main_job_install_needs_no_peer_library():
+    # `pip install -e ".[bench]"` is the core plus what the CLI uses; the libraries that only
+    # benchmarks/ scripts time against live in the `peers` extra, and the package never imports them
+    import ast
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def names(reqs):
+        return {re.split(r"[<>=!\[ ;]", r, maxsplit=1)[0].lower() for r in reqs}
+
+    assert names(extras["bench"]) == {"matplotlib", "rich"}
+    assert {"xgboost", "lightgbm"} <= names(extras["peers"])
+    assert not {"xgboost", "lightgbm", "psutil"} & names(extras["test"])
+    peers = {"xgboost", "lightgbm", "psutil"}
+    for path in sorted((root / "forestzoo").rglob("*.py")) + sorted((root / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                mods = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                mods = [node.module or ""]
+            else:
+                continue
+            assert not {m.split(".")[0] for m in mods} & peers, f"{path}:{node.lineno} imports {mods}"
+    readme = (root / "README.md").read_text()
+    assert 'pip install -e ".[bench]" && forestzoo bench' in readme
+    assert 'pip install -e ".[test]" && python -m pytest -q' in readme
+    assert 'pip install -e ".[peers]"' in readme

@@ -7,6 +7,7 @@ import csv
 import math
 import os
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +24,33 @@ __all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
 PAPER_TABLES_ENV_VAR = "FORESTZOO_PAPER_TABLES"
 
 _PERCENT = PERCENT_METRICS
+#: metrics that are a count of test rows over the test part's size
+_COUNTED = ("accuracy", "error")
+#: significance level of the report's tests
+ALPHA = 0.05
+#: fewest datasets for which the report gives Nemenyi's critical difference; its
+#: normal approximation of average-rank differences needs several datasets, and
+#: autorank (Herbold, "Autorank: a Python package for automated ranking of
+#: classifiers", JOSS 2020) refuses fewer than five as well
+MIN_DATASETS_POSTHOC = 5
 
 
 def _ordered(values):
     return list(dict.fromkeys(values))
+
+
+def _exact_mean(values, sizes, scale):
+    """Mean of fold scores that are counts over test sizes, as the float nearest
+    to the exact rational mean: equal means give the same float, whatever the
+    folds' order or the scale (percent or fraction). None when a value is not
+    such a count."""
+    total = Fraction(0)
+    for v, n in zip(values, sizes):
+        c = v * n
+        if n <= 0 or abs(c - round(c)) > 1e-6:
+            return None
+        total += Fraction(round(c), n)
+    return float(total * Fraction(scale) / len(values))
 
 
 def summarize(results, metric="accuracy", datasets=None, models=None):
@@ -40,6 +64,9 @@ def summarize(results, metric="accuracy", datasets=None, models=None):
     nl1_error; NaN where none),
     ``n_ok``, ``n_failed``, ``n_skipped`` (counts), ``fit`` and ``predict``
     (total seconds), ``partial`` (bool: some folds failed or were skipped).
+    Accuracy and error means are computed from the folds' counts of test rows
+    as exact fractions, so equal mean accuracies (say 192 of 210 rows, however
+    they fall into the folds) are equal floats.
     """
     datasets = list(datasets) if datasets is not None else _ordered(r.dataset for r in results)
     models = list(models) if models is not None else _ordered(r.model for r in results)
@@ -59,13 +86,17 @@ def summarize(results, metric="accuracy", datasets=None, models=None):
         out["predict"][i, j] += r.predict_seconds
         if r.ok:
             out["n_ok"][i, j] += 1
-            values.setdefault((i, j), []).append(r.score(metric) * scale)
+            values.setdefault((i, j), []).append((r.score(metric), r.n_test))
         elif r.status.startswith("skipped"):
             out["n_skipped"][i, j] += 1
         else:
             out["n_failed"][i, j] += 1
-    for (i, j), v in values.items():
-        out["mean"][i, j], out["std"][i, j] = np.mean(v), np.std(v)
+    for (i, j), pairs in values.items():
+        v = np.array([p[0] for p in pairs]) * scale
+        exact = (_exact_mean([p[0] for p in pairs], [p[1] for p in pairs], scale)
+                 if metric in _COUNTED else None)
+        out["mean"][i, j] = np.mean(v) if exact is None else exact
+        out["std"][i, j] = np.std(v)
     # a mean over only some of the folds is shown but neither ranked nor tested
     out["partial"] = (out["n_ok"] > 0) & (out["n_failed"] + out["n_skipped"] > 0)
     out["datasets"], out["models"] = datasets, models
@@ -183,29 +214,20 @@ def _stats_section(mean, datasets, models, higher, metric, cd_png, suite_name):
     R = res.average_ranks
     left = [d for d, c in zip(datasets, complete) if not c]
     lines.append(f"Average ranks over the N = {N} datasets where every model has a result "
-                 f"(1 = best; ties share ranks)" + (f"; left out: {', '.join(left)}" if left
-                                                    else "") + ":")
+                 f"(1 = best; equal scores, up to float noise, share ranks)"
+                 + (f"; left out: {', '.join(left)}" if left else "") + ":")
     lines.append("")
     order = np.argsort(R, kind="stable")
     lines.append(_md_table(["model", "average rank"],
                            [[models[j], f"{R[j]:.2f}"] for j in order]))
     lines.append("")
-    verdict = "reject" if res.reject(0.05) else "do not reject"
-    lines.append(f"- Friedman chi2_F = {res.chi2:.2f} (k - 1 = {k - 1} df, p = "
-                 f"{res.chi2_pvalue:.3g}); Iman-Davenport F_F = {res.ff:.2f} "
-                 f"(F({k - 1}, {(k - 1) * (N - 1)}), p = {res.ff_pvalue:.3g}): {verdict} "
-                 f"\"all models are equivalent\" at alpha = 0.05.")
-    cd05, cd10 = stats.nemenyi_cd(k, N, 0.05), stats.nemenyi_cd(k, N, 0.10)
-    lines.append(f"- Nemenyi critical difference: CD = {cd05:.2f} (alpha = 0.05), "
-                 f"{cd10:.2f} (alpha = 0.10).")
-    pairs = stats.nemenyi_significant_pairs(R, N, 0.05)
-    better = [f"{models[i]} > {models[j]}" for i in range(k) for j in range(k) if pairs[i, j]]
-    lines.append("- Significantly different at alpha = 0.05 (Nemenyi): "
-                 + (", ".join(better) if better else "no pair") + ".")
+    decision = res.decision(ALPHA)
+    lines.append(_friedman_line(res, decision))
+    lines += _nemenyi_lines(R, N, k, models, decision)
     png = None
-    if cd_png is not None:
+    if cd_png is not None and N >= MIN_DATASETS_POSTHOC:
         try:
-            fig = stats.plot_critical_difference(R, models, N, 0.05,
+            fig = stats.plot_critical_difference(R, models, N, ALPHA,
                                                  title=f"{suite_name}: {metric}")
             fig.savefig(cd_png, dpi=120)
             import matplotlib.pyplot as plt
@@ -215,21 +237,99 @@ def _stats_section(mean, datasets, models, higher, metric, cd_png, suite_name):
             lines += ["", f"![Critical-difference diagram]({png})"]
         except ImportError as exc:
             lines.append(f"- (No CD diagram: {exc})")
-    # win / tie / loss of every model against the first
-    first = models[0]
-    rows = []
-    for j in range(1, k):
-        a, b = scores[:, j], scores[:, 0]
-        w, t, l_ = stats.win_tie_loss(a, b, higher_is_better=higher)
-        sign = stats.sign_test(a, b, higher_is_better=higher)
-        _, p_w = stats.wilcoxon_test(a, b)
-        rows.append([f"{models[j]} vs {first}", f"{w} / {t} / {l_}",
-                     f"{sign.critical_wins:.1f}", f"{sign.p_value:.3g}", f"{p_w:.3g}"])
-    lines += ["", f"Win / tie / loss against {first} (mean {metric} per dataset), with the "
-                  f"sign test (wins needed: N/2 + 1.96 sqrt(N)/2, ties split; exact "
-                  f"binomial p) and the Wilcoxon signed-rank p-value:", "",
-              _md_table(["pair", "W / T / L", "wins needed", "sign p", "Wilcoxon p"], rows)]
+    lines += ["", *_control_lines(scores, models, higher, metric)]
     return lines, png
+
+
+def _p(p):
+    return "-" if p is None or np.isnan(p) else f"{p:.3g}"
+
+
+def _decisive_p(decision):
+    """The deciding p-value as printed; a Monte Carlo p-value that no resample
+    reached is the smallest the test can give and is printed as a bound."""
+    match = re.search(r"Monte Carlo permutation test \((\d+) resamples\)", decision.method)
+    if match and decision.pvalue * (int(match.group(1)) + 1) < 1.5:
+        return f"p <= {_p(decision.pvalue)} (no resample reached the observed chi2_F)"
+    return f"p = {_p(decision.pvalue)}"
+
+
+def _friedman_line(res, decision):
+    """Friedman's test in words: the statistics that hold for this table, and
+    the p-value that decides."""
+    N, k = res.n_datasets, res.n_methods
+    verdict = (f"{'reject' if decision.reject else 'do not reject'} \"all models are "
+               f"equivalent\" at alpha = {ALPHA}")
+    p_dec = _decisive_p(decision)
+    chi2 = f"Friedman chi2_F = {res.chi2:.2f} (k - 1 = {k - 1} df, corrected for ties"
+    parts = []
+    if res.at_limit:
+        parts.append(f"chi2_F reaches its maximum N (k - 1) = {N * (k - 1)}: every dataset "
+                     f"ranks the models in the same order. Iman-Davenport's F_F is undefined "
+                     f"there (infinite; its limit p = 0 is not a p-value).")
+    if not res.asymptotic_valid:
+        line = (f"- {chi2}). With N = {N} datasets and k = {k} models the chi-square and F "
+                f"approximations do not hold (Demsar 2006 asks N > 10 and k > 5), so no "
+                f"asymptotic p-value is given. ")
+        line += " ".join(parts) + (" " if parts else "")
+        line += (f"From the {decision.method} on the ranks: {p_dec}: "
+                 f"{verdict}.")
+        if k == 2:
+            line += (" With two models this is the two-sided sign test; the table below "
+                     "gives it with ties split, and the Wilcoxon signed-rank test.")
+        return line
+    if res.at_limit:
+        return (f"- {chi2}, p = {_p(res.chi2_pvalue)}). " + " ".join(parts)
+                + f" From the {decision.method} on the ranks: {p_dec}: "
+                  f"{verdict}.")
+    line = (f"- {chi2}, p = {_p(res.chi2_pvalue)}); Iman-Davenport F_F = {res.ff:.2f} "
+            f"(F({k - 1}, {(k - 1) * (N - 1)}), p = {_p(res.ff_pvalue)})")
+    if "permutation" in decision.method:
+        return (line + f": the two approximations fall on either side of alpha = {ALPHA}, "
+                f"so the {decision.method} on the ranks decides: {p_dec}: "
+                f"{verdict}.")
+    return line + f": {verdict}."
+
+
+def _nemenyi_lines(R, N, k, models, decision):
+    if N < MIN_DATASETS_POSTHOC:
+        return [f"- Nemenyi's critical difference rests on a normal approximation of the "
+                f"average ranks and is not given for N = {N} datasets (at least "
+                f"{MIN_DATASETS_POSTHOC}); the exact sign tests below hold at any N."]
+    cd05, cd10 = stats.nemenyi_cd(k, N, 0.05), stats.nemenyi_cd(k, N, 0.10)
+    lines = [f"- Nemenyi critical difference: CD = {cd05:.2f} (alpha = 0.05), "
+             f"{cd10:.2f} (alpha = 0.10)."]
+    if not decision.reject:
+        return lines + ["- Significantly different at alpha = 0.05 (Nemenyi): none claimed, "
+                        "since Friedman's test does not reject (a post-hoc test follows a "
+                        "rejection, Demsar 2006, Sec. 3.2.2)."]
+    pairs = stats.nemenyi_significant_pairs(R, N, ALPHA)
+    better = [f"{models[i]} > {models[j]}" for i in range(k) for j in range(k) if pairs[i, j]]
+    return lines + ["- Significantly different at alpha = 0.05 (Nemenyi): "
+                    + (", ".join(better) if better else "no pair") + "."]
+
+
+def _control_lines(scores, models, higher, metric):
+    """Win / tie / loss of every model against the first, with the sign and
+    Wilcoxon tests, uncorrected and Holm-corrected for the k - 1 comparisons."""
+    first, k = models[0], len(models)
+    cmp = stats.compare_with_control(scores, control=0, higher_is_better=higher, alpha=ALPHA)
+    rows = []
+    for i, j in enumerate(cmp.others):
+        sign = cmp.sign[i]
+        rows.append([f"{models[j]} vs {first}", f"{sign.wins} / {sign.ties} / {sign.losses}",
+                     f"{sign.critical_wins:.1f}", _p(cmp.sign_pvalue[i]), _p(cmp.sign_holm[i]),
+                     _p(cmp.wilcoxon_pvalue[i]), _p(cmp.wilcoxon_holm[i])])
+    family = (f"Holm-corrected for the k - 1 = {k - 1} comparisons with {first} (Holm 1979), "
+              f"each test its own family: a difference is significant at alpha = {ALPHA} "
+              f"where the corrected p is at most alpha" if k > 2 else
+              "the same: with one comparison there is nothing to correct")
+    return [f"Win / tie / loss against {first} (mean {metric} per dataset; equal scores, up to "
+            f"float noise, tie), with the sign test (wins needed: N/2 + 1.96 sqrt(N)/2, "
+            f"uncorrected; ties split; exact binomial p) and the Wilcoxon signed-rank test. "
+            f"\"p\" columns are uncorrected; \"Holm\" columns are {family}.", "",
+            _md_table(["pair", "W / T / L", "wins needed", "sign p", "sign p (Holm)",
+                       "Wilcoxon p", "Wilcoxon p (Holm)"], rows)]
 
 
 def format_report(results, title=None, suite=None, models=None, datasets=None,
@@ -270,7 +370,8 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
                         "skipped" if s["n_skipped"][i, j] else "-")
             else:
                 cell = f"{_fmt(mean[i, j], metric)} ± {_fmt(std[i, j], metric)}"
-                if best is not None and mean[i, j] == best and finite.size > 1:
+                if (best is not None and finite.size > 1
+                        and abs(mean[i, j] - best) <= stats.RTOL * np.abs(finite).max()):
                     cell = f"**{cell}**"
                 if s["partial"][i, j]:
                     n_all = s["n_ok"][i, j] + s["n_failed"][i, j] + s["n_skipped"][i, j]

@@ -3,7 +3,10 @@
 The seeds judge every method the same way: a table of scores (datasets x
 methods), average ranks, Friedman's chi2_F and Iman-Davenport's F_F, the
 Nemenyi critical difference, sign and Wilcoxon signed-rank tests, win/tie/loss
-counts, and t-tests over repeated runs on one dataset. The computations use
+counts, and t-tests over repeated runs on one dataset. Where N or k is too
+small for the chi-square approximation, or chi2_F reaches its maximum, the
+permutation distribution of the ranks decides; comparisons with a control are
+Holm-corrected; scores equal up to float noise tie. The computations use
 scipy; :func:`plot_critical_difference` needs matplotlib.
 
 The lecture's worked example (44 datasets, ranks 2.24 / 2.07 / 1.69):
@@ -24,8 +27,12 @@ from ._pairwise import (
     wilcoxon_test,
     win_tie_loss,
 )
+from ._multiple import ControlComparison, compare_with_control, holm
+from ._permutation import PermutationPValue, friedman_permutation_pvalue
 from ._ranks import (
+    FriedmanDecision,
     FriedmanResult,
+    asymptotic_friedman_valid,
     average_ranks,
     bonferroni_dunn_cd,
     friedman_statistic,
@@ -36,16 +43,25 @@ from ._ranks import (
     nemenyi_significant_pairs,
     rank_scores,
 )
+from ._ties import RTOL, snap_ties, tie_differences
 
 __all__ = [
+    "ControlComparison",
+    "FriedmanDecision",
     "FriedmanResult",
+    "PermutationPValue",
+    "RTOL",
     "SignTestResult",
+    "asymptotic_friedman_valid",
     "average_ranks",
     "bonferroni_dunn_cd",
     "cliques",
+    "compare_with_control",
     "corrected_resampled_t_test",
+    "friedman_permutation_pvalue",
     "friedman_statistic",
     "friedman_test",
+    "holm",
     "iman_davenport",
     "nemenyi_cd",
     "nemenyi_q",
@@ -54,6 +70,8 @@ __all__ = [
     "plot_critical_difference",
     "rank_scores",
     "sign_test",
+    "snap_ties",
+    "tie_differences",
     "wilcoxon_test",
     "win_tie_loss",
 ]

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ._ties import RTOL, tie_differences
+
 __all__ = ["win_tie_loss", "SignTestResult", "sign_test", "wilcoxon_test",
            "paired_t_test", "corrected_resampled_t_test"]
 
@@ -19,10 +21,12 @@ def _pair(a, b, name="a, b"):
     return a, b
 
 
-def win_tie_loss(a, b, higher_is_better=True, tol=0.0):
+def win_tie_loss(a, b, higher_is_better=True, tol=0.0, rtol=RTOL):
     """Count the datasets where method ``a`` beats, ties with and loses to ``b``.
 
-    Scores closer than ``tol`` count as a tie.
+    Scores at most ``tol`` apart count as a tie, and so do scores within
+    ``rtol`` of each other relative to the larger magnitude (float noise; see
+    :func:`tie_differences`).
 
     Examples
     --------
@@ -31,7 +35,9 @@ def win_tie_loss(a, b, higher_is_better=True, tol=0.0):
     (1, 1, 1)
     """
     a, b = _pair(a, b)
-    diff = (a - b) if higher_is_better else (b - a)
+    diff = tie_differences(a, b, rtol)
+    if not higher_is_better:
+        diff = -diff
     return int(np.sum(diff > tol)), int(np.sum(np.abs(diff) <= tol)), int(np.sum(diff < -tol))
 
 
@@ -60,8 +66,10 @@ class SignTestResult:
         return bool(self.wins_with_ties >= self.critical_wins)
 
 
-def sign_test(a, b, alpha=0.05, higher_is_better=True):
+def sign_test(a, b, alpha=0.05, higher_is_better=True, rtol=RTOL):
     """Sign test over datasets (Demsar 2006, Sec. 3.1.3).
+
+    Ties are judged by :func:`win_tie_loss` with ``rtol``.
 
     Examples
     --------
@@ -72,7 +80,7 @@ def sign_test(a, b, alpha=0.05, higher_is_better=True):
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
-    wins, ties, losses = win_tie_loss(a, b, higher_is_better)
+    wins, ties, losses = win_tie_loss(a, b, higher_is_better, rtol=rtol)
     n = wins + ties + losses
     kept_ties = ties - (ties % 2)  # an odd tie is dropped
     n_eff = wins + losses + kept_ties
@@ -90,11 +98,13 @@ def sign_test(a, b, alpha=0.05, higher_is_better=True):
                           float(p))
 
 
-def wilcoxon_test(a, b, alternative="two-sided"):
+def wilcoxon_test(a, b, alternative="two-sided", rtol=RTOL):
     """Wilcoxon signed-rank test over datasets (``scipy.stats.wilcoxon``).
 
     Zero differences are ranked and their ranks split between the signs
-    (``zero_method="zsplit"``, as Demsar 2006, Sec. 3.1.3 recommends).
+    (``zero_method="zsplit"``, as Demsar 2006, Sec. 3.1.3 recommends). The
+    differences first lose their float noise (:func:`tie_differences` with
+    ``rtol``): equal scores give a zero difference, equal differences a tie.
 
     Returns
     -------
@@ -102,9 +112,10 @@ def wilcoxon_test(a, b, alternative="two-sided"):
     p_value : float
     """
     a, b = _pair(a, b)
-    if np.all(a == b):
+    d = tie_differences(a, b, rtol)
+    if np.all(d == 0):
         return 0.0, 1.0
-    res = stats.wilcoxon(a, b, zero_method="zsplit", alternative=alternative)
+    res = stats.wilcoxon(d, zero_method="zsplit", alternative=alternative)
     return float(res.statistic), float(res.pvalue)
 
 

@@ -3,16 +3,27 @@
 ``scores`` is always an array of shape ``(n_datasets, n_methods)``: one row per
 dataset, one column per method (accuracy, or an error with
 ``higher_is_better=False``).
+
+References
+----------
+J. Demsar, "Statistical comparisons of classifiers over multiple data sets",
+JMLR 7, 2006.
+R. L. Iman and J. M. Davenport, "Approximations of the critical region of the
+Friedman statistic", Communications in Statistics A 9, 1980.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
 
+from ._permutation import friedman_permutation_pvalue
+from ._ties import RTOL, snap_ties
+
 __all__ = ["rank_scores", "average_ranks", "friedman_statistic", "iman_davenport",
-           "friedman_test", "FriedmanResult", "nemenyi_q", "nemenyi_cd",
-           "bonferroni_dunn_cd", "nemenyi_significant_pairs"]
+           "friedman_test", "FriedmanResult", "FriedmanDecision", "asymptotic_friedman_valid",
+           "nemenyi_q", "nemenyi_cd", "bonferroni_dunn_cd", "nemenyi_significant_pairs"]
 
 
 def _check_scores(scores, min_methods=2):
@@ -35,7 +46,7 @@ def _check_alpha(alpha):
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}.")
 
 
-def rank_scores(scores, higher_is_better=True):
+def rank_scores(scores, higher_is_better=True, rtol=RTOL):
     """Rank the methods on each dataset: 1 is best, ties share their mean rank.
 
     Parameters
@@ -43,6 +54,10 @@ def rank_scores(scores, higher_is_better=True):
     scores : array-like of shape (n_datasets, n_methods)
     higher_is_better : bool, default=True
         ``True`` for accuracies, ``False`` for errors.
+    rtol : float, default=1e-10
+        Scores on one dataset within ``rtol`` times the dataset's largest
+        magnitude tie (:func:`snap_ties`): float noise does not break a tie,
+        and percent and fraction scales rank alike. 0 compares exactly.
 
     Returns
     -------
@@ -54,14 +69,14 @@ def rank_scores(scores, higher_is_better=True):
     >>> rank_scores([[0.9, 0.8, 0.9]]).tolist()
     [[1.5, 3.0, 1.5]]
     """
-    scores = _check_scores(scores, min_methods=1)
+    scores = snap_ties(_check_scores(scores, min_methods=1), rtol)
     signed = -scores if higher_is_better else scores
     return stats.rankdata(signed, axis=1)
 
 
-def average_ranks(scores, higher_is_better=True):
+def average_ranks(scores, higher_is_better=True, rtol=RTOL):
     """Mean rank of each method over the datasets (Demsar 2006, Sec. 3.2.2)."""
-    return rank_scores(scores, higher_is_better).mean(axis=0)
+    return rank_scores(scores, higher_is_better, rtol).mean(axis=0)
 
 
 def friedman_statistic(avg_ranks, n_datasets):
@@ -84,6 +99,12 @@ def friedman_statistic(avg_ranks, n_datasets):
     return float(chi2), float(stats.chi2.sf(chi2, k - 1))
 
 
+def _at_limit(chi2, n_datasets, n_methods):
+    # chi2_F (with or without the tie correction) never exceeds N (k - 1) and
+    # reaches it only when every dataset ranks the methods alike
+    return chi2 >= n_datasets * (n_methods - 1) * (1.0 - 1e-9)
+
+
 def iman_davenport(chi2, n_datasets, n_methods):
     """Iman & Davenport's F_F, less conservative than chi2_F, and its p-value.
 
@@ -93,23 +114,81 @@ def iman_davenport(chi2, n_datasets, n_methods):
     Returns
     -------
     ff : float
-        ``inf`` when the ranks are the same on every dataset (chi2_F reaches
-        its maximum N (k - 1)).
     p_value : float
+        Both NaN where F_F is undefined: fewer than 2 datasets or methods, or
+        chi2_F at its maximum N (k - 1), reached when every dataset ranks the
+        methods in the same order. The denominator is 0 there and the F
+        approximation says nothing (its limit, p = 0, is wrong: two datasets
+        ranking two methods alike happen with probability 1/2 under the null
+        hypothesis); :func:`friedman_test` decides such tables by the
+        permutation distribution.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import iman_davenport
+    >>> iman_davenport(2.0, n_datasets=2, n_methods=2)
+    (nan, nan)
     """
     N, k = int(n_datasets), int(n_methods)
-    denom = N * (k - 1) - chi2
-    if N < 2:
+    if N < 2 or k < 2 or _at_limit(chi2, N, k):
         return float("nan"), float("nan")
-    if denom <= 1e-12 * max(1.0, N * (k - 1)):
-        return float("inf"), 0.0
-    ff = (N - 1) * chi2 / denom
+    ff = (N - 1) * chi2 / (N * (k - 1) - chi2)
     return float(ff), float(stats.f.sf(ff, k - 1, (k - 1) * (N - 1)))
+
+
+def asymptotic_friedman_valid(n_datasets, n_methods):
+    """Whether chi2_F may be read against the chi-square distribution (and F_F
+    against the F distribution).
+
+    Demsar (2006, Sec. 3.2.2) gives the rule of thumb N > 10 datasets and
+    k > 5 methods; below it exact critical values are needed, which
+    :func:`friedman_test` takes from the permutation distribution of the ranks.
+    """
+    return int(n_datasets) > 10 and int(n_methods) > 5
+
+
+def _tie_corrected_chi2(ranks):
+    """Friedman's chi2_F with the correction for ties within a dataset.
+
+    chi2_F = 12 N / (k (k+1)) [sum_j R_j^2 - k (k+1)^2 / 4] / C with
+    C = 1 - sum (t^3 - t) / (N k (k^2 - 1)) over the groups of t tied methods
+    on each dataset (Conover, "Practical nonparametric statistics", 1999;
+    ``scipy.stats.friedmanchisquare`` applies the same). Without ties C = 1
+    and this is Demsar's Eq. 1. Every dataset tying all methods gives 0.
+    """
+    N, k = ranks.shape
+    chi2, _ = friedman_statistic(ranks.mean(axis=0), N)
+    ties = 0.0
+    for row in ranks:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float(np.sum(counts ** 3 - counts))
+    c = 1.0 - ties / (N * k * (k * k - 1))
+    if c <= 1e-12:
+        return 0.0
+    return max(0.0, chi2 / c)
+
+
+class FriedmanDecision(NamedTuple):
+    """The verdict of Friedman's test at one alpha and the p-value behind it."""
+
+    reject: bool
+    pvalue: float
+    method: str
 
 
 @dataclass(frozen=True)
 class FriedmanResult:
-    """Friedman and Iman-Davenport tests over ``n_datasets`` x ``n_methods`` scores."""
+    """Friedman and Iman-Davenport tests over ``n_datasets`` x ``n_methods`` scores.
+
+    ``chi2`` is corrected for ties (as ``scipy.stats.friedmanchisquare``);
+    ``chi2_pvalue`` and ``ff_pvalue`` are the chi-square and F approximations,
+    kept for reference also where they do not hold (``asymptotic_valid`` is
+    False, see :func:`asymptotic_friedman_valid`); ``ff`` and ``ff_pvalue`` are
+    NaN when ``at_limit`` (chi2_F = N (k - 1): every dataset ranks the methods
+    alike). ``permutation_pvalue`` (NaN when not computed) is the p-value from
+    the permutation distribution of the ranks, exact or Monte Carlo as
+    ``permutation_method`` says. :meth:`decision` says which one decides.
+    """
 
     average_ranks: np.ndarray
     n_datasets: int
@@ -118,17 +197,62 @@ class FriedmanResult:
     chi2_pvalue: float
     ff: float
     ff_pvalue: float
+    at_limit: bool = False
+    asymptotic_valid: bool = True
+    permutation_pvalue: float = float("nan")
+    permutation_method: str = ""
+    ranks: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def _permutation(self):
+        if np.isnan(self.permutation_pvalue):
+            if self.ranks is None:
+                raise ValueError("the permutation p-value needs the table's ranks: build the "
+                                 "result with friedman_test.")
+            res = friedman_permutation_pvalue(self.ranks)
+            return res.pvalue, res.describe()
+        return self.permutation_pvalue, self.permutation_method
+
+    def decision(self, alpha=0.05):
+        """Reject "all methods are equivalent" at ``alpha``, and on which p-value.
+
+        - Too few datasets or methods for the approximations, or chi2_F at its
+          limit: the permutation p-value decides.
+        - Otherwise, when chi2_F's and F_F's p-values fall on the same side of
+          alpha, they decide together (F_F's p-value is the one given, as
+          Demsar recommends); when they fall on either side, the
+          approximations disagree and the permutation p-value decides.
+
+        So the verdict is never "reject" while the p-value of Friedman's own
+        statistic, taken from its exact (or sampled) distribution where the
+        chi-square approximation is in doubt, is above alpha.
+        """
+        _check_alpha(alpha)
+        if self.n_methods < 2 or self.n_datasets < 1:
+            return FriedmanDecision(False, float("nan"), "no test")
+        if self.at_limit or not self.asymptotic_valid:
+            p, method = self._permutation()
+            return FriedmanDecision(bool(p <= alpha), float(p), method)
+        by_chi2, by_ff = self.chi2_pvalue <= alpha, self.ff_pvalue <= alpha
+        if by_chi2 == by_ff:
+            return FriedmanDecision(bool(by_ff), float(self.ff_pvalue), "Iman-Davenport F_F")
+        p, method = self._permutation()
+        return FriedmanDecision(bool(p <= alpha), float(p), method)
 
     def reject(self, alpha=0.05):
-        """Whether Iman-Davenport's test rejects "all methods are equivalent" at ``alpha``."""
-        return bool(self.ff_pvalue < alpha)
+        """Whether Friedman's test rejects "all methods are equivalent" at ``alpha``
+        (see :meth:`decision`)."""
+        return self.decision(alpha).reject
 
 
-def friedman_test(scores, higher_is_better=True):
+def friedman_test(scores, higher_is_better=True, rtol=RTOL):
     """Friedman's chi2_F and Iman-Davenport's F_F on a score table.
 
-    Both use Demsar's formulas on average ranks (ties get average ranks; no
-    tie correction of the variance, as in the paper).
+    Ties within a dataset (within ``rtol``, see :func:`rank_scores`) share
+    their mean rank, and chi2_F is corrected for them, so it equals
+    ``scipy.stats.friedmanchisquare`` on the same table. The permutation
+    p-value is computed where the approximations cannot decide alone (see
+    :meth:`FriedmanResult.decision`, at alpha = 0.05; other alphas compute it
+    on demand).
 
     Examples
     --------
@@ -138,13 +262,25 @@ def friedman_test(scores, higher_is_better=True):
     >>> res = friedman_test(scores)
     >>> res.average_ranks.tolist(), round(res.chi2, 2)
     ([1.25, 2.0, 2.75], 4.5)
+    >>> res.asymptotic_valid, round(res.permutation_pvalue, 4), res.reject(0.05)
+    (False, 0.125, False)
     """
     scores = _check_scores(scores)
-    R = average_ranks(scores, higher_is_better)
+    ranks = rank_scores(scores, higher_is_better, rtol)
     N, k = scores.shape
-    chi2, p = friedman_statistic(R, N)
+    R = ranks.mean(axis=0)
+    chi2 = _tie_corrected_chi2(ranks)
+    p = float(stats.chi2.sf(chi2, k - 1))
     ff, p_ff = iman_davenport(chi2, N, k)
-    return FriedmanResult(R, N, k, chi2, p, ff, p_ff)
+    at_limit = bool(_at_limit(chi2, N, k))
+    valid = asymptotic_friedman_valid(N, k)
+    need = at_limit or not valid or ((p <= 0.05) != (p_ff <= 0.05))
+    perm_p, perm_method = float("nan"), ""
+    if need:
+        perm = friedman_permutation_pvalue(ranks)
+        perm_p, perm_method = perm.pvalue, perm.describe()
+    return FriedmanResult(R, N, k, float(chi2), p, ff, p_ff, at_limit, valid, perm_p,
+                          perm_method, ranks)
 
 
 def nemenyi_q(n_methods, alpha=0.05):
