@@ -25,10 +25,10 @@ from .._engine.tree import (
 )
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import grow, prepare_data, resolve_max_features
+from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator, check_monotonic_cst, min_counts, sdt_values,
+    DecisionTreeRegressor, EngineEstimator,
 )
 
 _TREE_PARAMS = (
@@ -88,8 +88,9 @@ class BaseForest(EngineEstimator):
         if not self.bootstrap and (self.oob_score or self.max_samples is not None):
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
         yk, yr, n_values, classes = self._encode_target(y)
-        monotonic_cst = check_monotonic_cst(self, X.shape[1], n_values)
         n_samples = X.shape[0]
+        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_values)
+        target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None and class_weight != "balanced_subsample":
@@ -111,9 +112,7 @@ class BaseForest(EngineEstimator):
                             sample_weight=sample_weight, n_threads=effective_n_jobs(self.n_jobs))
         if not self.oob_score:
             del X  # the engine reads `data` only; free the float32 copy before growing trees
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
         balanced_subsample = class_weight == "balanced_subsample"
-        sdt = tuple(sdt_values(self).values())  # splitter="stochastic" only
 
         def fit_one(seed):
             """``(tree, draws)``: ``draws`` is the bootstrap size, 0 when the tree saw every row."""
@@ -132,12 +131,7 @@ class BaseForest(EngineEstimator):
                     w = w * balanced_weights(yk, counts, n_values)
             elif balanced_subsample:
                 w = w * balanced_weights(yk, np.ones(n_samples), n_values)
-            tree = grow(
-                data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
-                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                sdt_params=sdt, ccp_alpha=getattr(self, "ccp_alpha", 0.0), monotonic_cst=monotonic_cst,
-            )
-            return tree, draws
+            return grow(data, target, w, params, int(seed)), draws
 
         grown = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
             delayed(fit_one)(s) for s in new_seeds
@@ -148,13 +142,13 @@ class BaseForest(EngineEstimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
-        self.estimators_ = old + [self._wrap_tree(t, int(s), d) for (t, d), s in zip(grown, new_seeds)]
+        self.estimators_ = old + [self._wrap_tree(t, int(s), d, params) for (t, d), s in zip(grown, new_seeds)]
         self._n_samples_fit = n_samples
         if self.oob_score:
             self._set_oob(X, y)
         return self
 
-    def _wrap_tree(self, tree, seed, n_draws):
+    def _wrap_tree(self, tree, seed, n_draws, params):
         """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row."""
         est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed,
                                ccp_alpha=getattr(self, "ccp_alpha", 0.0),
@@ -162,7 +156,7 @@ class BaseForest(EngineEstimator):
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
         est.n_outputs_ = 1
-        est.max_features_ = resolve_max_features(self.max_features, tree.n_features)
+        est.max_features_ = params.max_features
         est._bootstrap_draws = int(n_draws)
         if self._is_classifier():
             est.classes_ = self.classes_

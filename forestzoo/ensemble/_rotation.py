@@ -50,8 +50,7 @@ from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data
-from ..tree._builder import grow, prepare_data
-from ..tree._classes import min_counts
+from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data
 from ._forest import ForestClassifier, ForestRegressor, _n_draws, bootstrap_counts
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotationForestMixin",
@@ -185,17 +184,19 @@ class RotationForestMixin:
     :class:`ForestClassifier` / :class:`ForestRegressor` in the bases.
 
     Hooks for subclasses: ``_rotates()`` (default True) and
-    ``_make_node_model(X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf)``
+    ``_make_node_model(X, X_fit, basis, seed, params, min_weight_leaf)``
     (default None), where ``X`` is the float32 matrix the predictor sees,
-    ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``) and
-    ``basis`` the rotation (None for the identity).  A node model must
-    record its projections over the original features.
+    ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``),
+    ``basis`` the rotation (None for the identity), ``params`` the tree's
+    :class:`~forestzoo.tree._builder.TreeParams` and ``min_weight_leaf``
+    the least weight of a leaf of this tree.  A node model must record its
+    projections over the original features.
     """
 
     def _rotates(self):
         return True
 
-    def _make_node_model(self, X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf):
+    def _make_node_model(self, X, X_fit, basis, seed, params, min_weight_leaf):
         return None
 
     def _fit(self, X, y, sample_weight):
@@ -204,6 +205,8 @@ class RotationForestMixin:
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
         yk, yr, n_values, classes = self._encode_target(y)
         n_samples, n_features = X.shape
+        params = TreeParams.from_estimator(self, n_samples, n_features, n_values)
+        target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
@@ -219,7 +222,6 @@ class RotationForestMixin:
         new_seeds = seeds[len(old):]
         if len(new_seeds) == 0:
             warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
         rotates = self._rotates()
         shared = None if rotates else prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
         n_classes = n_values if classes is not None else 0
@@ -232,13 +234,8 @@ class RotationForestMixin:
                 basis = fit_rotation(X, yk, w, rng, self.n_features_per_subset, self.sample_fraction, n_classes)
                 X_fit = rotate(X, basis)
                 data = prepare_data(X_fit, self.splitter, self.max_bins, seed=int(seed & 0x7FFFFFFF))
-            model = self._make_node_model(X, X_fit, basis, int(seed), msl,
-                                          float(self.min_weight_fraction_leaf) * w.sum())
-            tree = grow(
-                data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
-                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                node_model=model,
-            )
+            model = self._make_node_model(X, X_fit, basis, int(seed), params, params.min_weight_leaf(w))
+            tree = grow(data, target, w, params, int(seed), node_model=model)
             return tree if basis is None else to_original_space(tree, basis, n_features)
 
         # each tree's PCA blocks and node models call LAPACK on small matrices: one BLAS thread per tree
@@ -255,7 +252,7 @@ class RotationForestMixin:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
         draws = n_draws if self.bootstrap else 0
-        self.estimators_ = old + [self._wrap_tree(t, int(s), draws) for t, s in zip(trees, new_seeds)]
+        self.estimators_ = old + [self._wrap_tree(t, int(s), draws, params) for t, s in zip(trees, new_seeds)]
         self._n_samples_fit = n_samples
         if self.oob_score:
             self._set_oob(X, y)
