@@ -35,23 +35,17 @@ other forests; the PCA of a subset uses only the sampled rows with no NaN
 in that subset.
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import delayed
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 
 from .._engine.node_model import project
-from .._engine.rng import draw_seeds
 from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
-from .._parallel import Parallel, single_threaded_blas
-from .._validation import check_fit_data
-from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data
-from ._forest import ForestClassifier, ForestRegressor, _n_draws, bootstrap_counts
+from .._parallel import single_threaded_blas
+from ..tree._builder import grow, prepare_data
+from ._forest import ForestClassifier, ForestRegressor
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotationForestMixin",
            "fit_rotation", "rotate", "to_original_space"]
@@ -183,6 +177,8 @@ class RotationForestMixin:
     """Per-tree pipeline shared by rotation and oblique forests; put it before
     :class:`ForestClassifier` / :class:`ForestRegressor` in the bases.
 
+    The bagging loop is :meth:`BaseForest._fit`'s; this mixin overrides
+    its hooks ``_prepare_fit_data``, ``_grow_tree`` and ``_growing_context``.
     Hooks for subclasses: ``_rotates()`` (default True) and
     ``_make_node_model(X, X_fit, basis, seed, params, min_weight_leaf)``
     (default None), where ``X`` is the float32 matrix the predictor sees,
@@ -199,64 +195,38 @@ class RotationForestMixin:
     def _make_node_model(self, X, X_fit, basis, seed, params, min_weight_leaf):
         return None
 
-    def _fit(self, X, y, sample_weight):
-        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
-        if not self.bootstrap and (self.oob_score or self.max_samples is not None):
-            raise ValueError("oob_score=True and max_samples require bootstrap=True.")
-        yk, yr, n_values, classes = self._encode_target(y)
-        n_samples, n_features = X.shape
-        params = TreeParams.from_estimator(self, n_samples, n_features, n_values)
-        target = TreeTarget(yk, yr, n_values)
-        n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
-        class_weight = getattr(self, "class_weight", None)
-        if class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
-        old = list(getattr(self, "estimators_", [])) if self.warm_start else []
-        if self.warm_start and old and classes is not None and not np.array_equal(classes, self.classes_):
-            raise ValueError("warm_start=True needs the same classes as the previous fit.")
-        if self.n_estimators < len(old):
-            raise ValueError(
-                f"n_estimators={self.n_estimators} must be >= len(estimators_)={len(old)} when warm_start=True."
-            )
-        seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
-        new_seeds = seeds[len(old):]
-        if len(new_seeds) == 0:
-            warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
-        rotates = self._rotates()
-        shared = None if rotates else prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
-        n_classes = n_values if classes is not None else 0
+    def _prepare_fit_data(self, X, sample_weight, seeds):
+        """``(X, shared)``: a rotating forest prepares each tree's ``X R`` in :meth:`_grow_tree`;
+        the identity rotation shares one :class:`TrainingData` (``shared``, else None)."""
+        shared = None if self._rotates() else prepare_data(X, self.splitter, self.max_bins,
+                                                           seed=int(seeds[0] & 0x7FFFFFFF))
+        return X, shared
 
-        def fit_one(seed):
-            w = sample_weight * bootstrap_counts(seed, n_samples, n_draws) if self.bootstrap else sample_weight
-            basis, X_fit, data = None, X, shared
-            if rotates:
-                rng = np.random.default_rng(int(seed))
-                basis = fit_rotation(X, yk, w, rng, self.n_features_per_subset, self.sample_fraction, n_classes)
-                X_fit = rotate(X, basis)
-                data = prepare_data(X_fit, self.splitter, self.max_bins, seed=int(seed & 0x7FFFFFFF))
-            model = self._make_node_model(X, X_fit, basis, int(seed), params, params.min_weight_leaf(w))
-            tree = grow(data, target, w, params, int(seed), node_model=model)
-            return tree if basis is None else to_original_space(tree, basis, n_features)
+    def _grow_tree(self, data, target, weights, params, seed):
+        """Rotation (when the forest rotates), node model, growth on ``X R``, and the tree mapped back to ``X``.
 
+        The rotation's PCA samples are drawn with probabilities proportional
+        to ``weights`` (the tree's bootstrap and class weights).
+        """
+        X, shared = data
+        n_features = X.shape[1]
+        basis, X_fit, tree_data = None, X, shared
+        if shared is None:
+            rng = np.random.default_rng(seed)
+            n_classes = target.n_values if self._is_classifier() else 0
+            basis = fit_rotation(X, target.yk, weights, rng, self.n_features_per_subset, self.sample_fraction,
+                                 n_classes)
+            X_fit = rotate(X, basis)
+            tree_data = prepare_data(X_fit, self.splitter, self.max_bins, seed=seed & 0x7FFFFFFF)
+        model = self._make_node_model(X, X_fit, basis, seed, params, params.min_weight_leaf(weights))
+        tree = grow(tree_data, target, weights, params, seed, node_model=model)
+        return tree if basis is None else to_original_space(tree, basis, n_features)
+
+    def _growing_context(self):
         # each tree's PCA blocks and node models call LAPACK on small matrices: one BLAS thread per tree
         # thread (BLAS's own threads would oversubscribe the cores), and for any n_jobs, so that a tree's
         # floating-point sums, hence its splits, do not depend on n_jobs
-        with single_threaded_blas():
-            trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
-                delayed(fit_one)(s) for s in new_seeds
-            )
-        # state is assigned only now: a failed fit leaves the previous model intact
-        self._seeds = seeds
-        self.n_outputs_ = 1
-        if classes is not None:
-            self.classes_ = classes
-            self.n_classes_ = int(classes.shape[0])
-        draws = n_draws if self.bootstrap else 0
-        self.estimators_ = old + [self._wrap_tree(t, int(s), draws, params) for t, s in zip(trees, new_seeds)]
-        self._n_samples_fit = n_samples
-        if self.oob_score:
-            self._set_oob(X, y)
-        return self
+        return single_threaded_blas()
 
 
 _PARAMS_DOC = """

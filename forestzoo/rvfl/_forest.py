@@ -33,7 +33,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._engine.rng import draw_seeds
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
-from ..ensemble._forest import bootstrap_counts
+from ..ensemble._forest import bootstrap_weights
 from ..oblique._linear_models import MODEL_NAMES
 from ..oblique._node_model import THRESHOLDS
 from ..oblique._ova import one_vs_all_plan
@@ -228,9 +228,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
 
         def fit_bag(seed):
             rng = np.random.default_rng(int(seed))
-            w = sample_weight * bootstrap_counts(seed, n_samples, n_samples)
-            if not w.sum() > 0:  # the draw holds only rows of weight 0: the bag takes every weighted row,
-                w = sample_weight  # as the engine's forests do (ensemble/_forest.py)
+            w, _ = bootstrap_weights(sample_weight, seed, n_samples)  # every weighted row if the draw has none
             model = fit_rvfl(X, targets, w, rvfl["n_hidden"], rvfl["activation"], rvfl["scale"], rvfl["C"], True,
                              rng)
             rows = np.flatnonzero(w > 0)
