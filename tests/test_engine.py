@@ -440,3 +440,31 @@ def test_table_to_nodes_matches_field_by_field_copy():
     assert got.dtype == NODE_DTYPE
     assert got.tobytes() == expected.tobytes()  # the padding bytes too: equal trees pickle equal
     assert table_to_nodes(table[:0]).shape == (0,)
+
+
+def test_tree_params_resolve_the_estimator_parameters_once():
+    from dataclasses import FrozenInstanceError
+
+    from forestzoo import GradientBoostingRegressor, RandomForestClassifier
+
+    rf = RandomForestClassifier(max_features="sqrt", min_samples_split=3, min_samples_leaf=0.1, max_depth=4,
+                                min_weight_fraction_leaf=0.05, monotonic_cst=[1] + [0] * 15, sdt_C=4, ccp_alpha=0.5)
+    p = TreeParams.from_estimator(rf, 100, 16, 2)
+    assert (p.criterion, p.max_features, p.max_depth) == ("gini", 4, 4)
+    assert (p.min_samples_split, p.min_samples_leaf) == (20, 10)  # a split leaves two leaves of 10 rows
+    assert (p.min_weight_fraction_leaf, p.ccp_alpha) == (0.05, 0.5)
+    assert p.monotonic_cst == (1.0,) + (0.0,) * 15 and p.sdt == (4.0, 8.0, 0.005, 20.0)
+    assert p.min_weight_leaf(np.full(10, 2.0)) == 0.05 * 20.0
+    with pytest.raises(FrozenInstanceError):
+        p.max_depth = 5
+    with pytest.raises(ValueError, match="multiclass"):
+        TreeParams.from_estimator(rf, 100, 16, 3)
+    # an estimator without a parameter gets the engine's default; overrides win over the estimator's values
+    gb = GradientBoostingRegressor(max_features=0.5)
+    q = TreeParams.from_estimator(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
+    assert (q.max_features, q.min_samples_split, q.min_samples_leaf) == (5, 6, 3)
+    assert (q.ccp_alpha, q.monotonic_cst, q.sdt) == (0.0, None, TreeParams("gini").sdt)
+    with pytest.raises(ValueError, match="number of features"):
+        TreeParams("gini", max_features="sqrt")
+    with pytest.raises(ValueError, match="criterion"):
+        TreeParams("mae")
