@@ -215,7 +215,9 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
             self.max_estimators, self.patience, self.splitter, self.max_bins,
         )
         covered = sample_weight[~remaining].sum() / sample_weight.sum()
-        if not any((t.nodes["left"] == -1)[~inc].any() for t, inc in zip(trees, incompetent)):
+        # a list, not a generator that any() abandons: an interrupt raised while such a generator is
+        # finalised is printed and dropped by Python instead of stopping the fit
+        if not any([(t.nodes["left"] == -1)[~inc].any() for t, inc in zip(trees, incompetent)]):
             warnings.warn(
                 f"No tree of the forest is competent anywhere: with gamma={gamma:g} the MDL rule stops "
                 "every branch before it is pure, so every object is rejected (answered by the fallback "
