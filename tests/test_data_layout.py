@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from forestzoo.tree._builder import grow, prepare_data
+from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 def _sparse_data(seed, n=400, d=8):
@@ -34,12 +34,13 @@ def test_csc_layout_grows_the_dense_layouts_tree(splitter, task):
     assert sparse.Xf[0].shape[0] < 0.5 * X.size, "the layout stores the nonzeros only"
     weights = np.random.RandomState(1).poisson(1.0, size=X.shape[0]).astype(np.float64)
     if task == "classification":
-        args = (y, np.zeros(len(y)), weights, "gini", 3)
+        target, criterion = TreeTarget(y, np.zeros(len(y)), 3), "gini"
     else:
-        args = (np.zeros(len(y), np.int32), y + X[:, 2].astype(np.float64), weights, "squared_error", 1)
+        target, criterion = TreeTarget.regression(y + X[:, 2].astype(np.float64)), "squared_error"
     for max_features in (None, 3):
-        a = grow(dense, *args, 7, max_features)
-        b = grow(sparse, *args, 7, max_features)
+        params = TreeParams(criterion, max_features=max_features)
+        a = grow(dense, target, weights, params, 7)
+        b = grow(sparse, target, weights, params, 7)
         assert a.node_count > 15
         assert_array_equal(a.nodes, b.nodes)
         assert_array_equal(a.values, b.values)
@@ -51,7 +52,7 @@ def test_csc_layout_routes_absent_entries_as_zero_and_stored_nan_as_missing():
     y = np.array([0, 0, 0, 1, 1, 0], dtype=np.int32)
     data = prepare_data(X, "exact", 255)
     data.Xf = _csc_layout(X)
-    tree = grow(data, y, np.zeros(6), np.ones(6), "gini", 2, 0, None)
+    tree = grow(data, TreeTarget(y, np.zeros(6), 2), np.ones(6), TreeParams("gini"), 0)
     root = tree.nodes[0]
     assert root["feature"] == 0 and 0.0 <= root["threshold"] < 1.0 and root["missing_left"] == 0
     assert_array_equal(np.argmax(tree.predict(X), axis=1), y)

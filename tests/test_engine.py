@@ -7,7 +7,7 @@ import pytest
 from forestzoo._engine.binning import MISSING_BIN, bin_data, compute_bin_edges
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo._jit import borrow, keep_alive
-from forestzoo.tree._builder import grow, prepare_data
+from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
 CLASSIFICATION = ["gini", "entropy"]
 
@@ -54,7 +54,7 @@ def _data(seed, n=60, d=5, task="gini", n_classes=3):
 
 def _stump(X, yk, yr, w, criterion, n_values, splitter, **kw):
     data = prepare_data(X, splitter, kw.pop("max_bins", 255))
-    return grow(data, yk, yr, w, criterion, n_values, seed=0, max_features=None, max_depth=1, **kw), data
+    return grow(data, TreeTarget(yk, yr, n_values), w, TreeParams(criterion, max_depth=1, **kw), 0), data
 
 
 @pytest.mark.parametrize("criterion", CLASSIFICATION + ["squared_error"])
@@ -141,7 +141,7 @@ def test_apply_and_decision_path_match_naive_traversal(splitter):
     X, y, yk, yr, w, n_values = _data(1, n=400, task="gini")
     X[::7, 2] = np.nan
     data = prepare_data(X, splitter, 255)
-    tree = grow(data, yk, yr, w, "gini", n_values, seed=1, max_features=2)
+    tree = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_features=2), 1)
     leaves = tree.apply(X)
     assert np.array_equal(leaves, [_naive_apply(tree, x) for x in X])
     path = tree.decision_path(X).toarray()
@@ -159,11 +159,11 @@ def test_histogram_subtraction_gives_the_same_tree():
     data = prepare_data(X, "hist", 255)
     import forestzoo.tree._builder as builder
 
-    with_pool = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=None)
+    with_pool = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini"), 3)
     saved = builder._POOL_BYTES
     try:
         builder._POOL_BYTES = 0  # still 2 slots; force the min below
-        few_slots = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=None)
+        few_slots = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini"), 3)
     finally:
         builder._POOL_BYTES = saved
     assert with_pool.node_count > 50
@@ -174,7 +174,7 @@ def test_histogram_subtraction_gives_the_same_tree():
 def test_random_thresholds_lie_inside_the_node_range():
     X, y, yk, yr, w, n_values = _data(4, n=500, task="gini")
     data = prepare_data(X, "random", 255)
-    tree = grow(data, yk, yr, w, "gini", n_values, seed=5, max_features=1)
+    tree = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_features=1), 5)
     nodes = tree.nodes
     path = tree.decision_path(X).toarray().astype(bool)
     for k in np.flatnonzero(nodes["left"] != TREE_LEAF):
@@ -190,7 +190,8 @@ def test_missing_values_are_sent_to_the_better_side():
     X[y == 1, 0] = np.nan  # NaN itself is the signal
     for splitter in ["hist", "exact", "random"]:
         data = prepare_data(X, splitter, 255)
-        tree = grow(data, y.astype(np.int32), np.zeros(n), np.ones(n), "gini", 2, seed=0, max_features=None, max_depth=1)
+        tree = grow(data, TreeTarget(y.astype(np.int32), np.zeros(n), 2), np.ones(n), TreeParams("gini", max_depth=1),
+                    0)
         assert tree.nodes[0]["feature"] == 0, splitter
         proba = tree.predict(X)
         # NaN rows (all of class 1) share one leaf that predicts class 1
@@ -203,7 +204,7 @@ def test_unseen_missing_value_goes_to_larger_child():
     X = np.arange(10, dtype=np.float32).reshape(-1, 1)
     y = np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 1], dtype=np.int32)
     data = prepare_data(X, "exact", 255)
-    tree = grow(data, y, np.zeros(10), np.ones(10), "gini", 2, seed=0, max_features=None, max_depth=1)
+    tree = grow(data, TreeTarget(y, np.zeros(10), 2), np.ones(10), TreeParams("gini", max_depth=1), 0)
     assert tree.nodes[0]["missing_left"] == 1  # 7 rows left, 3 right
     assert tree.predict(np.array([[np.nan]], dtype=np.float32)).argmax() == 0
 
@@ -212,10 +213,10 @@ def test_unseen_missing_value_goes_to_larger_child():
 def test_max_leaf_nodes_grows_best_first(splitter):
     X, y, yk, yr, w, n_values = _data(6, n=500, task="gini")
     data = prepare_data(X, splitter, 255)
-    tree = grow(data, yk, yr, w, "gini", n_values, seed=0, max_features=None, max_leaf_nodes=7)
+    tree = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_leaf_nodes=7), 0)
     assert tree.n_leaves == 7
     # the first split is the best stump split
-    stump = grow(data, yk, yr, w, "gini", n_values, seed=0, max_features=None, max_depth=1)
+    stump = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_depth=1), 0)
     assert tree.nodes[0]["feature"] == stump.nodes[0]["feature"]
     assert tree.nodes[0]["threshold"] == stump.nodes[0]["threshold"]
 
@@ -224,7 +225,7 @@ def test_min_samples_leaf_and_max_depth_are_respected():
     X, y, yk, yr, w, n_values = _data(7, n=800, task="squared_error")
     for splitter in ["hist", "exact", "random"]:
         data = prepare_data(X, splitter, 255)
-        tree = grow(data, yk, yr, w, "squared_error", 1, seed=0, max_features=None, max_depth=6, min_samples_leaf=9)
+        tree = grow(data, TreeTarget(yk, yr, 1), w, TreeParams("squared_error", max_depth=6, min_samples_leaf=9), 0)
         leaves = tree.nodes[tree.nodes["left"] == TREE_LEAF]
         assert leaves["n_samples"].min() >= 9
         assert tree.max_depth <= 6
@@ -256,8 +257,8 @@ def test_hist_regression_splits_equal_exact_splits_with_missing_values():
     # node (hist._split_histogram_sq); with few distinct values its candidates are the exact
     # splitter's, so both must grow the same tree, NaN sides included
     X, yk, yr, w = _regression_with_nan(0, 4000, 6, n_values=30)
-    trees = [grow(prepare_data(X, s, 255), yk, yr, w, "squared_error", 1, seed=0, max_features=None,
-                  max_depth=5, min_samples_split=400) for s in ("hist", "exact")]
+    trees = [grow(prepare_data(X, s, 255), TreeTarget(yk, yr, 1), w,
+                  TreeParams("squared_error", max_depth=5, min_samples_split=400), 0) for s in ("hist", "exact")]
     a, b = (t.nodes for t in trees)
     assert trees[0].node_count > 20
     for field in ("left", "right", "feature", "threshold", "missing_left", "n_samples"):
@@ -284,7 +285,7 @@ def test_histograms_built_on_threads_give_the_same_tree(criterion, monkeypatch):
         yk = (yr > np.median(yr)).astype(np.int32) + (yr > np.percentile(yr, 80)).astype(np.int32)
         n_values = 3
     data = prepare_data(X, "hist", 255)
-    one, two = (grow(data, yk, yr, w, criterion, n_values, seed=2, max_features=None, max_depth=6, hist_threads=t,
+    one, two = (grow(data, TreeTarget(yk, yr, n_values), w, TreeParams(criterion, max_depth=6), 2, hist_threads=t,
                      return_leaves=True) for t in (1, 2))
     assert calls and all(t == 2 for t in calls)  # the threaded build ran (root and large children)
     assert np.array_equal(one[0].nodes, two[0].nodes)
@@ -322,7 +323,8 @@ def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monk
     trees = []
     for local_bytes in (0, 4 * 12 * 1000):  # off; blocks of at most 1,000 rows (exact and random only)
         monkeypatch.setattr(builder, "_LOCAL_BYTES", local_bytes)
-        trees.append(grow(data, yk, yr, w, criterion, n_values, seed=4, max_features=4, return_leaves=True))
+        trees.append(grow(data, TreeTarget(yk, yr, n_values), w, TreeParams(criterion, max_features=4), 4,
+                          return_leaves=True))
     (off, off_leaves), (on, on_leaves) = trees
     assert on.node_count > 500
     assert off.nodes.tolist() == on.nodes.tolist()
@@ -345,7 +347,7 @@ def test_search_stops_at_a_split_with_two_pure_children(splitter):
     X = (rng.uniform(0.0, 1.0, size=(n, d)) + 10.0 * yk[:, None]).astype(np.float32)
     w = np.ones(n)
     data = prepare_data(X, splitter, 255)
-    tree = grow(data, yk, np.zeros(n), w, "gini", 2, seed=0, max_features=d - 1)
+    tree = grow(data, TreeTarget(yk, np.zeros(n), 2), w, TreeParams("gini", max_features=d - 1), 0)
     assert tree.node_count == 3
     if splitter != "random":  # a random threshold in [min, max) of the node can miss the gap
         assert tree.n_split_evaluations == n
@@ -357,8 +359,8 @@ def test_equal_trees_have_equal_bytes():
     # the node records' padding bytes are zeroed, so two equal fits pickle (and hash) to the same bytes
     X, y, yk, yr, w, n_values = _data(1, n=300)
     data = prepare_data(X, "exact", 255)
-    a = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=2)
-    b = grow(data, yk, yr, w, "gini", n_values, seed=3, max_features=2)
+    a = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_features=2), 3)
+    b = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini", max_features=2), 3)
     assert a.nodes.dtype.itemsize > sum(a.nodes.dtype.fields[f][0].itemsize for f in a.nodes.dtype.names)
     assert a.nodes.tobytes() == b.nodes.tobytes()
 
@@ -374,8 +376,8 @@ def test_stopping_at_a_pure_split_keeps_the_full_search_tree(splitter, seed):
     X, y = make_classification(600, 6, n_informative=4, random_state=seed)
     data = prepare_data(X.astype(np.float32), splitter, 255)
     w = np.ones(len(y))
-    gini = grow(data, y.astype(np.int32), y.astype(np.float64), w, "gini", 2, seed=1, max_features=None)
-    full = grow(data, y.astype(np.int32), y.astype(np.float64), w, "squared_error", 1, seed=1, max_features=None)
+    gini = grow(data, TreeTarget(y.astype(np.int32), y.astype(np.float64), 2), w, TreeParams("gini"), 1)
+    full = grow(data, TreeTarget(y.astype(np.int32), y.astype(np.float64), 1), w, TreeParams("squared_error"), 1)
     for field in ("left", "right", "feature", "threshold"):
         np.testing.assert_array_equal(gini.nodes[field], full.nodes[field])
     assert gini.n_split_evaluations < full.n_split_evaluations  # the stop did happen
@@ -438,3 +440,31 @@ def test_table_to_nodes_matches_field_by_field_copy():
     assert got.dtype == NODE_DTYPE
     assert got.tobytes() == expected.tobytes()  # the padding bytes too: equal trees pickle equal
     assert table_to_nodes(table[:0]).shape == (0,)
+
+
+def test_tree_params_resolve_the_estimator_parameters_once():
+    from dataclasses import FrozenInstanceError
+
+    from forestzoo import GradientBoostingRegressor, RandomForestClassifier
+
+    rf = RandomForestClassifier(max_features="sqrt", min_samples_split=3, min_samples_leaf=0.1, max_depth=4,
+                                min_weight_fraction_leaf=0.05, monotonic_cst=[1] + [0] * 15, sdt_C=4, ccp_alpha=0.5)
+    p = TreeParams.from_estimator(rf, 100, 16, 2)
+    assert (p.criterion, p.max_features, p.max_depth) == ("gini", 4, 4)
+    assert (p.min_samples_split, p.min_samples_leaf) == (20, 10)  # a split leaves two leaves of 10 rows
+    assert (p.min_weight_fraction_leaf, p.ccp_alpha) == (0.05, 0.5)
+    assert p.monotonic_cst == (1.0,) + (0.0,) * 15 and p.sdt == (4.0, 8.0, 0.005, 20.0)
+    assert p.min_weight_leaf(np.full(10, 2.0)) == 0.05 * 20.0
+    with pytest.raises(FrozenInstanceError):
+        p.max_depth = 5
+    with pytest.raises(ValueError, match="multiclass"):
+        TreeParams.from_estimator(rf, 100, 16, 3)
+    # an estimator without a parameter gets the engine's default; overrides win over the estimator's values
+    gb = GradientBoostingRegressor(max_features=0.5)
+    q = TreeParams.from_estimator(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
+    assert (q.max_features, q.min_samples_split, q.min_samples_leaf) == (5, 6, 3)
+    assert (q.ccp_alpha, q.monotonic_cst, q.sdt) == (0.0, None, TreeParams("gini").sdt)
+    with pytest.raises(ValueError, match="number of features"):
+        TreeParams("gini", max_features="sqrt")
+    with pytest.raises(ValueError, match="criterion"):
+        TreeParams("mae")

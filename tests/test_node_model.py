@@ -10,7 +10,7 @@ from forestzoo._engine.node_model import (
     NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, NodeModel,
 )
 from forestzoo._engine.tree import TREE_LEAF
-from forestzoo.tree._builder import grow, prepare_data
+from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 class FixedProjection(NodeModel):
@@ -43,8 +43,8 @@ def _grow(X, y, model=None, splitter="exact", **kw):
     X = np.ascontiguousarray(X, dtype=np.float32)
     data = prepare_data(X, splitter, 255)
     n_classes = int(y.max()) + 1
-    return grow(data, y.astype(np.int32), np.zeros(len(y)), np.ones(len(y)), "gini", n_classes, 0,
-                None, node_model=model, **kw), X
+    return grow(data, TreeTarget(y.astype(np.int32), np.zeros(len(y)), n_classes), np.ones(len(y)),
+                TreeParams("gini", **kw), 0, node_model=model), X
 
 
 def _check_consistent(tree, X, y):
@@ -122,7 +122,7 @@ def test_stochastic_falls_back_to_exact_on_small_nodes():
     exact, _ = _grow(X, y, splitter="exact")
     # N_0 = 1000: no node has room for two rounds of sampling, so every node is searched
     # exactly, over the same random feature order
-    sdt, _ = _grow(X, y, splitter="stochastic", sdt_params=(10.0, 8.0, 0.005, 1000.0))
+    sdt, _ = _grow(X, y, splitter="stochastic", sdt=(10.0, 8.0, 0.005, 1000.0))
     assert_array_equal(sdt.nodes["feature"], exact.nodes["feature"])
     assert_array_equal(sdt.nodes["threshold"], exact.nodes["threshold"])
     assert sdt.n_split_evaluations == exact.n_split_evaluations
@@ -147,12 +147,12 @@ def test_grow_returns_the_leaf_of_every_training_row_and_reuses_its_workspace():
     workspace = {}
     trees = []
     for max_leaf_nodes in (None, 20):  # depth-first, and best-first stopped early
-        tree, leaves = grow(data, y.astype(np.int32), np.zeros(len(y)), w, "gini", 2, 0, None,
-                            max_leaf_nodes=max_leaf_nodes, workspace=workspace, return_leaves=True)
+        params = TreeParams("gini", max_leaf_nodes=max_leaf_nodes)
+        target = TreeTarget(y.astype(np.int32), np.zeros(len(y)), 2)
+        tree, leaves = grow(data, target, w, params, 0, workspace=workspace, return_leaves=True)
         assert_array_equal(leaves[w > 0], tree.apply(X32)[w > 0])
         assert (leaves[w == 0] == -1).all()
-        again = grow(data, y.astype(np.int32), np.zeros(len(y)), w, "gini", 2, 0, None,
-                     max_leaf_nodes=max_leaf_nodes)
+        again = grow(data, target, w, params, 0)
         assert_array_equal(again.nodes["threshold"], tree.nodes["threshold"])
         trees.append(tree)
     assert "pool" in workspace

@@ -20,7 +20,7 @@ from forestzoo.oblique._planned import PlannedNodeModel
 from forestzoo.oblique._ranking import (
     all_partitions, class_distances, hyperclass_partitions, ideal_gini, rank_partitions, separability,
 )
-from forestzoo.tree._builder import grow, prepare_data
+from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 def _gini(c):
@@ -191,8 +191,8 @@ def test_heterogeneous_trees_use_several_models():
     X, y = make_classification(400, 10, n_informative=8, n_classes=6, n_clusters_per_class=1, random_state=0)
     X = np.ascontiguousarray(X, dtype=np.float32)
     model = PlannedNodeModel(X, heterogeneous_plan, 3, seed=0)
-    tree = grow(prepare_data(X, "exact", 255), y.astype(np.int32), np.zeros(400), np.ones(400), "gini", 6, 0, 3,
-                node_model=model)
+    tree = grow(prepare_data(X, "exact", 255), TreeTarget(y.astype(np.int32), np.zeros(400), 6), np.ones(400),
+                TreeParams("gini", max_features=3), 0, node_model=model)
     assert model.n_oblique > 5 and np.count_nonzero(model.wins) >= 3  # heterogeneous: several models win
     # a K < 5 node trains 6 models on each of its partitions: far more fits than oblique nodes
     assert model.n_fits > 6 * model.n_oblique

@@ -9,7 +9,7 @@ from sklearn.model_selection import cross_val_score
 
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo.ensemble import RandomForestClassifier, RotationForestClassifier, RotationForestRegressor
-from forestzoo.ensemble._rotation import _pca_block, fit_rotation, rotate
+from forestzoo.ensemble._rotation import _pca_block, fit_rotation, rotate, rotated_constraints
 
 
 def _dense(basis, n_features):
@@ -174,3 +174,138 @@ def test_bad_input_and_failed_fit_keep_the_model():
     assert_array_equal(rof.predict_proba(X), before)
     with pytest.raises(ValueError, match="sample_fraction"):
         RotationForestClassifier(sample_fraction=1.5).fit(X, y)
+
+
+# -- the bagging loop's options, shared with the other forests --------------------------------------
+def _same_tree(a, b):
+    for field in ("left", "right", "feature", "oblique", "threshold", "n_samples", "weighted_n_samples"):
+        assert_array_equal(a.nodes[field], b.nodes[field])
+    assert_array_equal(a.values, b.values)
+    assert_array_equal(a.obl_feature, b.obl_feature)
+    assert_array_equal(a.obl_weight, b.obl_weight)
+
+
+@pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
+def test_a_bootstrap_draw_of_only_zero_weight_rows_falls_back_to_every_weighted_row(Forest):
+    X, y = make_classification(200, 6, n_informative=4, random_state=12)
+    if Forest is RotationForestRegressor:
+        y = X[:, 0] + X[:, 1] ** 2
+    sw = np.zeros(200)
+    sw[::5] = 1.0  # a draw of 3 rows misses all 40 weighted rows half of the time
+    forest = Forest(8, bootstrap=True, max_samples=3, random_state=0).fit(X, y, sample_weight=sw)
+    fallen = [k for k, est in enumerate(forest.estimators_) if est._bootstrap_draws == 0]
+    assert 0 < len(fallen) < 8
+    assert np.isfinite(forest.predict(X)).all()
+    samples = forest.estimators_samples_
+    for k in fallen:
+        assert_array_equal(samples[k], np.arange(200))
+    # such a tree is the tree of the same seed grown without bootstrap: on the sample weights alone
+    plain = Forest(8, random_state=0).fit(X, y, sample_weight=sw)
+    for k in fallen:
+        _same_tree(forest.estimators_[k].tree_, plain.estimators_[k].tree_)
+
+
+@pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
+def test_ccp_alpha_prunes_every_tree(Forest):
+    from forestzoo._engine.prune import prune_tree
+
+    X, y = make_classification(300, 6, n_informative=4, flip_y=0.1, random_state=13)
+    if Forest is RotationForestRegressor:
+        y = X[:, 0] + np.random.RandomState(0).normal(size=300)
+    alpha = 0.005 if Forest is RotationForestClassifier else 0.02
+    full = Forest(5, random_state=0).fit(X, y)
+    pruned = Forest(5, ccp_alpha=alpha, random_state=0).fit(X, y)
+    n_full = [e.tree_.n_leaves for e in full.estimators_]
+    n_pruned = [e.tree_.n_leaves for e in pruned.estimators_]
+    assert all(p < f for p, f in zip(n_pruned, n_full))
+    assert all(e.ccp_alpha == alpha for e in pruned.estimators_)
+    X32 = np.float32(X)
+    for a, b in zip(full.estimators_, pruned.estimators_):
+        # the weakest-link subtree of the unpruned tree (the rotation does not change its impurities)
+        assert_array_equal(prune_tree(a.tree_, alpha).predict(X32), b.tree_.predict(X32))
+
+
+def test_unrotated_features_are_columns_of_their_own():
+    X, y = make_classification(200, 8, n_informative=5, random_state=14)
+    basis = fit_rotation(np.float32(X), y, np.ones(200), np.random.default_rng(0), 3, 0.75, 2, unrotated=[1, 6])
+    R = _dense(basis, 8)
+    assert_allclose(R.T @ R, np.eye(8), atol=1e-10)
+    ptr, feat, wts = basis
+    for j in (1, 6):
+        cols = [k for k in range(8) if j in feat[ptr[k]:ptr[k + 1]]]
+        assert len(cols) == 1 and ptr[cols[0] + 1] - ptr[cols[0]] == 1 and wts[ptr[cols[0]]] == 1.0
+    # the other six features are rotated in two subsets of three
+    assert sorted(int(ptr[k + 1] - ptr[k]) for k in range(8)) == [1, 1] + [3] * 6
+    assert rotated_constraints(basis, [0, 1, 0, 0, 0, 0, -1, 0]) == (0.0,) * 6 + (1.0, -1.0)
+
+
+def _grid_steps(predict, X, feature, n_points=25):
+    """Differences of the prediction along a grid of ``feature``, the other features held at rows of ``X``."""
+    grid = np.linspace(X[:, feature].min() - 0.5, X[:, feature].max() + 0.5, n_points)
+    steps = []
+    for row in X[:20]:
+        Z = np.repeat(row[None, :], n_points, axis=0)
+        Z[:, feature] = grid
+        steps.append(np.diff(predict(Z)))
+    return np.concatenate(steps)
+
+
+@pytest.mark.parametrize("Forest", [RotationForestClassifier, RotationForestRegressor])
+def test_monotonic_cst_makes_the_forest_monotonic_in_those_features(Forest):
+    rng = np.random.RandomState(15)
+    X = rng.normal(size=(400, 5))
+    signal = X[:, 0] - X[:, 1] + np.sin(3 * X[:, 0]) + X[:, 2] * X[:, 3]
+    noisy = signal + rng.normal(size=400)
+    y = (noisy > 0).astype(int) if Forest is RotationForestClassifier else noisy
+
+    def predict(forest):
+        if Forest is RotationForestClassifier:
+            return lambda Z: forest.predict_proba(Z)[:, 1]
+        return forest.predict
+
+    free = Forest(10, random_state=0).fit(X, y)
+    cst = Forest(10, monotonic_cst=[1, -1, 0, 0, 0], random_state=0).fit(X, y)
+    # unconstrained, the forest goes both ways along x0 (the sine and the noise)
+    assert (_grid_steps(predict(free), X, 0) < -1e-12).any()
+    assert (_grid_steps(predict(cst), X, 0) >= 0).all()
+    assert (_grid_steps(predict(cst), X, 1) <= 0).all()
+    for est in cst.estimators_:
+        t = est.tree_
+        sizes = np.diff(t.obl_ptr)
+        used = [t.obl_feature[t.obl_ptr[k]:t.obl_ptr[k + 1]] for k in range(sizes.size)]
+        # x0 and x1 enter a split alone, with weight 1; the free features are still rotated together
+        assert all(u.size == 1 for u in used if 0 in u or 1 in u)
+        assert all(t.obl_weight[t.obl_ptr[k]] == 1.0 for k, u in enumerate(used) if 0 in u or 1 in u)
+        assert (sizes > 1).any()
+    assert cst.score(X, y) > 0.6
+
+
+def test_monotonic_cst_is_checked():
+    X, y = make_classification(120, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=16)
+    with pytest.raises(ValueError, match="multiclass"):
+        RotationForestClassifier(3, monotonic_cst=[1, 0, 0, 0]).fit(X, y)
+    with pytest.raises(ValueError, match="shape"):
+        RotationForestRegressor(3, monotonic_cst=[1, 0]).fit(X, y.astype(float))
+    with pytest.raises(ValueError, match="-1, 0 or 1"):
+        RotationForestRegressor(3, monotonic_cst=[2, 0, 0, 0]).fit(X, y.astype(float))
+
+
+def test_balanced_subsample_reweights_every_bootstrap_sample():
+    X, y = make_classification(300, 6, n_informative=4, n_classes=3, weights=[0.75, 0.2, 0.05], random_state=17)
+    n = X.shape[0]
+    # without bootstrap, the sample is the training set: "balanced_subsample" is "balanced"
+    a = RotationForestClassifier(4, class_weight="balanced", random_state=0).fit(X, y)
+    b = RotationForestClassifier(4, class_weight="balanced_subsample", random_state=0).fit(X, y)
+    assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    sub = RotationForestClassifier(4, bootstrap=True, class_weight="balanced_subsample", random_state=0).fit(X, y)
+    none = RotationForestClassifier(4, bootstrap=True, random_state=0).fit(X, y)
+    assert not np.array_equal(sub.predict_proba(X), none.predict_proba(X))
+    # by hand: tree k grows on counts_i * n_drawn / (n_classes_drawn * drawn rows of class y_i), which a
+    # forest without bootstrap and class weights grows from these sample weights with tree k's seed
+    for k, est in enumerate(sub.estimators_):
+        counts = np.bincount(np.random.RandomState(est.random_state & 0xFFFFFFFF).randint(0, n, n),
+                             minlength=n).astype(float)
+        per_class = np.array([counts[y == c].sum() for c in range(3)])
+        w = counts * (counts.sum() / (np.count_nonzero(per_class) * per_class))[y]
+        by_hand = RotationForestClassifier(4, random_state=0).fit(X, y, sample_weight=w)
+        _same_tree(est.tree_, by_hand.estimators_[k].tree_)

@@ -11,7 +11,7 @@ from forestzoo import (
     RandomForestRegressor,
 )
 from forestzoo._engine.splitters.stochastic import sdt_plan, sort_pairs
-from forestzoo.tree._builder import grow, prepare_data
+from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MASK = (1 << 64) - 1
 
@@ -83,8 +83,8 @@ def _naive_sdt_root(X, y, seed, C, alpha, fraction, n0):
 
 def _root(X, y, seed, params):
     data = prepare_data(np.ascontiguousarray(X, dtype=np.float32), "stochastic", 255)
-    return grow(data, y.astype(np.int32), np.zeros(len(y)), np.ones(len(y)), "gini", int(y.max()) + 1, seed, None,
-                max_depth=1, sdt_params=params)
+    return grow(data, TreeTarget(y.astype(np.int32), np.zeros(len(y)), int(y.max()) + 1), np.ones(len(y)),
+                TreeParams("gini", max_depth=1, sdt=tuple(params)), seed)
 
 
 @pytest.mark.parametrize("seed", [3, 11])

@@ -157,7 +157,7 @@ def test_ser_end_to_end_matches_naive_expand_then_reduce():
     from sklearn.utils import check_random_state
 
     from forestzoo._engine.rng import draw_seeds
-    from forestzoo.tree._builder import grow, prepare_data
+    from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
 
     (Xs, ys), (Xt, yt) = _domains(11, n_tgt=240)
     src = DecisionTreeClassifier(max_depth=3, min_samples_leaf=4, random_state=0).fit(Xs, ys)
@@ -171,8 +171,8 @@ def test_ser_end_to_end_matches_naive_expand_then_reduce():
     expansions = {}
     for leaf, s in zip(leaves, leaf_seeds):
         rows = leaf_of == leaf
-        e = grow(data, yt.astype(np.int32), np.zeros(yt.size), rows.astype(float), "gini", 3, int(s),
-                 max_features=None, min_samples_leaf=4)
+        e = grow(data, TreeTarget(yt.astype(np.int32), np.zeros(yt.size), 3), rows.astype(float),
+                 TreeParams("gini", min_samples_leaf=4), int(s))
         expansions[leaf] = (e, e.predict(Xt[rows]))
     path = t.decision_path(Xt).toarray().astype(bool)
     pruned = {}

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import prepare_data
+from ..tree._builder import TreeTarget, prepare_data
 from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 from ._rounds import (
@@ -244,7 +244,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
     def _fit_adaboost(self, X, yk, w, K, learners, seeds, classes):
         """M1 / SAMME / SAMME.R / RUSBoost: one classification tree per round."""
         rus = self.algorithm == "RUSBoost"
-        yr = np.zeros(yk.shape[0])
+        target = TreeTarget(yk, np.zeros(yk.shape[0]), K)
         if rus:  # AdaBoost.M2 mislabel weights w_{i,y} = D(i) / (K - 1) for y != y_i (F&S 1997, Sec. 4.2)
             Wm = np.repeat((w / (K - 1))[:, None], K, axis=1)
             Wm[np.arange(yk.shape[0]), yk] = 0.0
@@ -255,7 +255,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
                 w = Wm.sum(axis=1)
                 w /= w.sum()
             fit_w = draw_round_weights(w, yk, K, rng, self.ratio_to_smallest if rus else None, self.resample)
-            tree = learners.grow(yk, yr, fit_w, self.criterion, K, seed)
+            tree = learners.grow(target, fit_w, self.criterion, seed)
             if self.algorithm == "SAMME.R":
                 err, w = real_round(tree, X, yk, w, self.learning_rate)
                 alpha, stop = self.learning_rate, err <= 0.0
@@ -301,7 +301,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
                 fit_w = w * h
             else:
                 z, fit_w = Y[:, col], W[:, col]
-            tree = learners.grow(zeros_k, z, fit_w, "squared_error", 1, seed)
+            tree = learners.grow(TreeTarget.regression(z, zeros_k), fit_w, "squared_error", seed)
             f = tree.values[tree.apply(X), 0]
             err = float(np.sum(fit_w * (z - f) ** 2) / fit_w.sum())
             return tree, f, err

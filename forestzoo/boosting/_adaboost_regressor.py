@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.rng import draw_seeds
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import prepare_data
+from ..tree._builder import TreeTarget, prepare_data
 from ..tree._classes import EngineEstimator
 from ._adaboost import draw_round_weights
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
@@ -159,7 +159,7 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
             r = y - F  # negative gradient of (y - F)^2 / 2, ESL Table 10.2
             if not np.any(r[sw > 0]):
                 break
-            tree = learners.grow(zeros_k, r, sw, "squared_error", 1, seed)
+            tree = learners.grow(TreeTarget.regression(r, zeros_k), sw, "squared_error", seed)
             F += self.learning_rate * tree.values[tree.apply(X), 0]
             rounds.append(learners.wrap(tree, seed))
             weights.append(self.learning_rate)
@@ -169,12 +169,12 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
     def _fit_r2(self, X, y, sw, learners, seeds):
         """AdaBoost.R2 (Drucker 1997), with the boosting weights passed to the trees."""
         w = sw / sw.sum()
-        zeros_k = np.zeros(y.shape[0], np.int32)
+        target = TreeTarget.regression(y)
         rounds, weights, errors = [], [], []
         for m, seed in enumerate(seeds):
             rng = np.random.RandomState(int(seed) & 0xFFFFFFFF)
-            tree = learners.grow(zeros_k, y, draw_round_weights(w, None, 1, rng, None, self.resample),
-                                 "squared_error", 1, seed)
+            tree = learners.grow(target, draw_round_weights(w, None, 1, rng, None, self.resample), "squared_error",
+                                 seed)
             err_abs = np.abs(tree.values[tree.apply(X), 0] - y)
             D = err_abs[w > 0].max()  # step 3, the largest error on the rows in play
             if D <= 0.0:

@@ -10,6 +10,7 @@ Nothing here copies the grower or the predictor: rows are routed with
 """
 
 import threading
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,8 +21,8 @@ from .._engine.binning import MAX_BINS
 from .._engine.splitters import SPLITTERS
 from .._engine.tree import accumulate_compact
 from .._parallel import Parallel
-from ..tree._builder import grow, resolve_max_features
-from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor, min_counts
+from ..tree._builder import TreeParams, grow
+from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 #: Constraints of the base-learner parameters every boosting estimator exposes.
 BASE_LEARNER_CONSTRAINTS = {
@@ -67,10 +68,17 @@ class BaseLearners:
         self._local = threading.local()
         # ``fixed``: base-learner parameters the estimator does not expose (e.g. splitter="hist")
         self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
-        self.mss, self.msl = min_counts(self.params["min_samples_split"], self.params["min_samples_leaf"], n_samples)
+        # the trees' TreeParams, resolved once, for each criterion a round may grow with
+        base = TreeParams.from_estimator(estimator, n_samples, data.n_features, criterion="squared_error",
+                                         **self.params)
+        criteria = {"squared_error", getattr(estimator, "criterion", "squared_error")}
+        self.tree_params = {c: replace(base, criterion=c) for c in criteria}
 
-    def grow(self, yk, yr, weights, criterion, n_values, seed, return_leaves=False, hist_threads=1):
+    def grow(self, target, weights, criterion, seed, return_leaves=False, hist_threads=1):
         """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`.
+
+        ``target`` is a :class:`forestzoo.tree._builder.TreeTarget`,
+        ``criterion`` "squared_error" or the estimator's own criterion.
 
         With ``return_leaves``, returns ``(tree, leaves)``, the leaf of every
         row (rows of weight 0 included) without a separate ``apply`` for the
@@ -78,15 +86,11 @@ class BaseLearners:
         ``hist_threads``: threads that build a large node's histograms (for a
         round that grows one tree; the tree does not depend on it).
         """
-        p = self.params
         workspace = getattr(self._local, "workspace", None)
         if workspace is None:
             workspace = self._local.workspace = {}
-        out = grow(
-            self.data, yk, yr, weights, criterion, n_values, int(seed), p["max_features"], p["max_depth"],
-            self.mss, self.msl, p["min_impurity_decrease"], p["max_leaf_nodes"], p["min_weight_fraction_leaf"],
-            workspace=workspace, return_leaves=return_leaves, hist_threads=hist_threads,
-        )
+        out = grow(self.data, target, weights, self.tree_params[criterion], int(seed), workspace=workspace,
+                   return_leaves=return_leaves, hist_threads=hist_threads)
         if not return_leaves:
             return out
         tree, leaves = out
@@ -106,7 +110,7 @@ class BaseLearners:
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
         est.n_outputs_ = 1
-        est.max_features_ = resolve_max_features(self.params["max_features"], tree.n_features)
+        est.max_features_ = self.tree_params["squared_error"].max_features
         return est
 
 

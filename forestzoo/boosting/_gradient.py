@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine.rng import draw_seeds
 from .._threads import ThreadBatches
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import prepare_data
+from ..tree._builder import TreeTarget, prepare_data
 from ..tree._classes import EngineEstimator
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 from ._losses import make_loss
@@ -127,11 +127,11 @@ class BaseGradientBoosting(EngineEstimator):
         def fit_column(k, seed, r, h, w):
             if newton:  # Newton step as a weighted least-squares fit (FHT 2000; Chen & Guestrin 2016)
                 hk = np.maximum(h[:, k], _H_FLOOR)
-                tree, leaf = learners.grow(zeros_k, r[:, k] / hk, w * hk, "squared_error", 1, seed, return_leaves=True,
-                                           hist_threads=hist_threads)
+                tree, leaf = learners.grow(TreeTarget.regression(r[:, k] / hk, zeros_k), w * hk, "squared_error",
+                                           seed, return_leaves=True, hist_threads=hist_threads)
             else:  # least-squares fit of the negative gradient (ESL Algorithm 10.3, step 2b)
-                tree, leaf = learners.grow(zeros_k, r[:, k], w, "squared_error", 1, seed, return_leaves=True,
-                                           hist_threads=hist_threads)
+                tree, leaf = learners.grow(TreeTarget.regression(r[:, k], zeros_k), w, "squared_error", seed,
+                                           return_leaves=True, hist_threads=hist_threads)
             gamma = loss.leaf_values(k, leaf, tree.node_count, y, F, r, w)  # step 2c
             tree.values[:, 0] = self.learning_rate * gamma  # shrinkage nu (ESL Sec. 10.12.1)
             return tree, leaf

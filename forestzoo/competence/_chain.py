@@ -11,11 +11,12 @@ holds at least one tree.
 
 import numpy as np
 
-from ..tree._builder import grow, prepare_data
+from ..tree._builder import TreeTarget, grow, prepare_data
 from ._smart_tree import mdl_prune
 
 
-def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators, patience=1):
+def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators, patience=1, splitter="exact",
+                max_bins=255):
     """Grow the chain of smart trees.
 
     Parameters
@@ -26,8 +27,7 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
     n_classes : int
     gamma : float > 0
     seeds : sequence of int, one per candidate tree (at least one)
-    params : dict with keys criterion, splitter, max_bins, max_features,
-        max_depth, min_samples_split, min_samples_leaf
+    params : :class:`forestzoo.tree._builder.TreeParams` of every tree
     max_estimators : int
         Most trees kept.
     patience : int
@@ -36,6 +36,8 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
         randomised tree (``max_features`` below the feature count, or
         ``splitter="random"``) can differ from a failed candidate grown on the
         same rows.
+    splitter, max_bins : how the training matrix is prepared once for the
+        chain (:func:`forestzoo.tree._builder.prepare_data`).
 
     Returns
     -------
@@ -43,8 +45,8 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
     incompetent : list of bool arrays, the incompetence leaves of each tree
     remaining : bool array, training rows no tree is competent for
     """
-    data = prepare_data(X, params["splitter"], params["max_bins"], seed=int(seeds[0]) & 0x7FFFFFFF)
-    yr = np.zeros(X.shape[0])
+    data = prepare_data(X, splitter, max_bins, seed=int(seeds[0]) & 0x7FFFFFFF)
+    target = TreeTarget(yk, np.zeros(X.shape[0]), n_classes)
     remaining = weights > 0
     trees, incompetent = [], []
     failures = 0
@@ -53,10 +55,7 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
         if len(trees) == max_estimators or failures == patience or not remaining.any():
             break
         w = np.where(remaining, weights, 0.0)
-        full = grow(
-            data, yk, yr, w, params["criterion"], n_classes, int(seed), params["max_features"],
-            params["max_depth"], params["min_samples_split"], params["min_samples_leaf"],
-        )
+        full = grow(data, target, w, params, int(seed))
         tree, inc = mdl_prune(full, gamma, X.shape[1])
         if not np.any((tree.nodes["left"] == -1) & ~inc):
             failures += 1  # this candidate is incompetent everywhere

@@ -15,7 +15,8 @@ from .._engine.splitters import SPLITTERS
 from .._engine.binning import MAX_BINS
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator, min_counts
+from ..tree._builder import TreeParams
+from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._chain import build_chain, combine, tree_answers
 
 #: Values of ``gamma`` tried by ``gamma="auto"``.  With ``n`` features and a
@@ -190,11 +191,9 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         self.random_state = random_state
 
     # -- fitting -----------------------------------------------------------
-    def _tree_params(self, n_samples):
-        mss, msl = min_counts(2, self.min_samples_leaf, n_samples)
-        return dict(criterion=self.criterion, splitter=self.splitter, max_bins=self.max_bins,
-                    max_features=self.max_features, max_depth=self.max_depth,
-                    min_samples_split=mss, min_samples_leaf=msl)
+    def _tree_params(self, X, n_classes):
+        """The :class:`TreeParams` of the chain's trees on ``X`` (a node of two rows may split)."""
+        return TreeParams.from_estimator(self, X.shape[0], X.shape[1], n_classes, min_samples_split=2)
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, classification=True)
@@ -212,11 +211,13 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         else:
             gamma, scores = float(self.gamma), None
         trees, incompetent, remaining = build_chain(
-            X, yk, sample_weight, n_classes, gamma, seeds, self._tree_params(X.shape[0]),
-            self.max_estimators, self.patience,
+            X, yk, sample_weight, n_classes, gamma, seeds, self._tree_params(X, n_classes),
+            self.max_estimators, self.patience, self.splitter, self.max_bins,
         )
         covered = sample_weight[~remaining].sum() / sample_weight.sum()
-        if not any((t.nodes["left"] == -1)[~inc].any() for t, inc in zip(trees, incompetent)):
+        # a list, not a generator that any() abandons: an interrupt raised while such a generator is
+        # finalised is printed and dropped by Python instead of stopping the fit
+        if not any([(t.nodes["left"] == -1)[~inc].any() for t, inc in zip(trees, incompetent)]):
             warnings.warn(
                 f"No tree of the forest is competent anywhere: with gamma={gamma:g} the MDL rule stops "
                 "every branch before it is pure, so every object is rejected (answered by the fallback "
@@ -254,9 +255,11 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         splits = list(splitter.split(X, yk))
 
         def score(gamma, train, test):
+            X_train = np.ascontiguousarray(X[train])
             trees, inc, _ = build_chain(
-                np.ascontiguousarray(X[train]), yk[train], sample_weight[train], n_classes, gamma, seeds,
-                self._tree_params(train.shape[0]), self.max_estimators, self.patience,
+                X_train, yk[train], sample_weight[train], n_classes, gamma, seeds,
+                self._tree_params(X_train, n_classes), self.max_estimators, self.patience, self.splitter,
+                self.max_bins,
             )
             proba, rejected = combine(trees, inc, X[test], self.strategy, n_classes)
             correct = (np.argmax(proba, axis=1) == yk[test])

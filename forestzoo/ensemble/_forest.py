@@ -9,6 +9,7 @@ GIL) from per-tree seeds drawn up front, so the forest is the same for any
 """
 
 import warnings
+from contextlib import nullcontext
 from numbers import Integral
 
 import numpy as np
@@ -25,10 +26,10 @@ from .._engine.tree import (
 )
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import grow, prepare_data, resolve_max_features
+from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator, check_monotonic_cst, min_counts, sdt_values,
+    DecisionTreeRegressor, EngineEstimator,
 )
 
 _TREE_PARAMS = (
@@ -46,6 +47,20 @@ def bootstrap_indices(seed, n_samples, n_draws):
 def bootstrap_counts(seed, n_samples, n_draws):
     """How many times each row is drawn in a tree's bootstrap sample."""
     return np.bincount(bootstrap_indices(seed, n_samples, n_draws), minlength=n_samples).astype(np.float64)
+
+
+def bootstrap_weights(sample_weight, seed, n_draws):
+    """One tree's weights: ``sample_weight`` times its bootstrap counts; returns ``(weights, counts)``.
+
+    A draw that holds only rows of weight 0 (most weights zero, few draws)
+    would leave the tree nothing to grow on: that tree sees every row of
+    positive weight instead, and ``counts`` is None.
+    """
+    counts = bootstrap_counts(seed, sample_weight.shape[0], n_draws)
+    w = sample_weight * counts
+    if not w.sum() > 0:
+        return sample_weight, None
+    return w, counts
 
 
 def balanced_weights(yk, counts, n_classes):
@@ -84,15 +99,27 @@ class BaseForest(EngineEstimator):
 
     # -- fitting (``fit`` itself is EngineEstimator.fit) ----------------------
     def _fit(self, X, y, sample_weight):
+        """The bagging loop; subclasses change it through the hooks below, not by copying it.
+
+        Per forest: validation, target encoding, the tree parameters
+        (:class:`TreeParams`, resolved once), class weights, the trees'
+        seeds and :meth:`_prepare_fit_data`.  Per tree, on joblib threads:
+        the weights (bootstrap counts, with a fallback to every weighted row
+        when a draw holds only rows of weight 0; per-sample balanced class
+        weights for ``class_weight="balanced_subsample"``), then
+        :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
+        """
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         if not self.bootstrap and (self.oob_score or self.max_samples is not None):
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
         yk, yr, n_values, classes = self._encode_target(y)
-        monotonic_cst = check_monotonic_cst(self, X.shape[1], n_values)
         n_samples = X.shape[0]
+        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_values)
+        target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
-        if class_weight is not None and class_weight != "balanced_subsample":
+        balanced_subsample = class_weight == "balanced_subsample"
+        if class_weight is not None and not balanced_subsample:
             sample_weight = sample_weight * compute_sample_weight(class_weight, y)
 
         old = list(getattr(self, "estimators_", [])) if self.warm_start else []
@@ -107,54 +134,66 @@ class BaseForest(EngineEstimator):
         if len(new_seeds) == 0:
             warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
 
-        data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF),
-                            sample_weight=sample_weight, n_threads=effective_n_jobs(self.n_jobs))
+        data = self._prepare_fit_data(X, sample_weight, seeds)
         if not self.oob_score:
-            del X  # the engine reads `data` only; free the float32 copy before growing trees
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
-        balanced_subsample = class_weight == "balanced_subsample"
-        sdt = tuple(sdt_values(self).values())  # splitter="stochastic" only
+            del X  # the trees read `data` only: a hook that needs X keeps it there
 
         def fit_one(seed):
             """``(tree, draws)``: ``draws`` is the bootstrap size, 0 when the tree saw every row."""
             w = sample_weight
             draws = n_draws if self.bootstrap else 0
             if self.bootstrap:
-                counts = bootstrap_counts(seed, n_samples, n_draws)
-                w = w * counts
-                if not w.sum() > 0:
-                    # the draw holds only rows of weight 0 (most weights zero, few draws):
-                    # this tree sees every row of positive weight instead
+                w, counts = bootstrap_weights(sample_weight, seed, n_draws)
+                if counts is None:
                     counts = np.ones(n_samples)
-                    w = sample_weight
                     draws = 0
                 if balanced_subsample:
                     w = w * balanced_weights(yk, counts, n_values)
             elif balanced_subsample:
                 w = w * balanced_weights(yk, np.ones(n_samples), n_values)
-            tree = grow(
-                data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
-                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                sdt_params=sdt, ccp_alpha=getattr(self, "ccp_alpha", 0.0), monotonic_cst=monotonic_cst,
-            )
-            return tree, draws
+            return self._grow_tree(data, target, w, params, int(seed)), draws
 
-        grown = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
-            delayed(fit_one)(s) for s in new_seeds
-        )
+        with self._growing_context():
+            grown = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
+                delayed(fit_one)(s) for s in new_seeds
+            )
         # state is assigned only now: a failed fit leaves the previous model intact
         self._seeds = seeds
         self.n_outputs_ = 1
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
-        self.estimators_ = old + [self._wrap_tree(t, int(s), d) for (t, d), s in zip(grown, new_seeds)]
+        self.estimators_ = old + [self._wrap_tree(t, int(s), d, params) for (t, d), s in zip(grown, new_seeds)]
         self._n_samples_fit = n_samples
         if self.oob_score:
             self._set_oob(X, y)
         return self
 
-    def _wrap_tree(self, tree, seed, n_draws):
+    # -- hooks of the bagging loop ------------------------------------------
+    def _prepare_fit_data(self, X, sample_weight, seeds):
+        """What every tree of this fit is grown from, prepared once (``seeds``: the forest's tree seeds).
+
+        Here the engine's :class:`TrainingData`: bins (edges on the rows of
+        positive weight) or the feature-major matrix.  :meth:`_grow_tree`
+        receives it unchanged.
+        """
+        return prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF),
+                            sample_weight=sample_weight, n_threads=effective_n_jobs(self.n_jobs))
+
+    def _grow_tree(self, data, target, weights, params, seed):
+        """One engine :class:`Tree` grown on ``data`` (from :meth:`_prepare_fit_data`) with ``weights``.
+
+        ``target`` is the forest's :class:`TreeTarget`, ``params`` its
+        :class:`TreeParams`, ``seed`` the tree's seed.  Runs on a joblib
+        thread, inside :meth:`_growing_context`.
+        """
+        return grow(data, target, weights, params, seed)
+
+    def _growing_context(self):
+        """Context manager around the threads that grow the trees (none here)."""
+        return nullcontext()
+
+    def _wrap_tree(self, tree, seed, n_draws, params):
         """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row."""
         est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed,
                                ccp_alpha=getattr(self, "ccp_alpha", 0.0),
@@ -162,7 +201,7 @@ class BaseForest(EngineEstimator):
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
         est.n_outputs_ = 1
-        est.max_features_ = resolve_max_features(self.max_features, tree.n_features)
+        est.max_features_ = params.max_features
         est._bootstrap_draws = int(n_draws)
         if self._is_classifier():
             est.classes_ = self.classes_

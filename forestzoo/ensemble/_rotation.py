@@ -33,29 +33,29 @@ Missing values: a NaN makes the rotated features of its subset NaN (the
 sum propagates it), and each split learns the side NaN goes to, as in the
 other forests; the PCA of a subset uses only the sampled rows with no NaN
 in that subset.
+
+Monotonic constraints: a tree split on rotated features cannot be held
+monotonic in an original feature that several rotated features mix.  A
+feature with a constraint is therefore left out of the rotation (a column of
+``R`` of its own, with weight 1) and the tree is constrained on that column;
+the other features are rotated as above.
 """
 
-import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
-from joblib import delayed
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 
 from .._engine.node_model import project
-from .._engine.rng import draw_seeds
 from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
-from .._parallel import Parallel, single_threaded_blas
-from .._validation import check_fit_data
+from .._parallel import single_threaded_blas
 from ..tree._builder import grow, prepare_data
-from ..tree._classes import min_counts
-from ._forest import ForestClassifier, ForestRegressor, _n_draws, bootstrap_counts
+from ._forest import ForestClassifier, ForestRegressor
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotationForestMixin",
-           "fit_rotation", "rotate", "to_original_space"]
+           "fit_rotation", "rotate", "rotated_constraints", "to_original_space"]
 
 
 # -- the rotation ------------------------------------------------------------
@@ -78,7 +78,7 @@ def _pca_block(Xs):
     return vt * flip[:, None]
 
 
-def fit_rotation(X, yk, weights, rng, n_features_per_subset=3, sample_fraction=0.75, n_classes=0):
+def fit_rotation(X, yk, weights, rng, n_features_per_subset=3, sample_fraction=0.75, n_classes=0, unrotated=None):
     """One tree's rotation, as CSR columns ``(ptr, feature, weight)``.
 
     Rotated feature ``k`` is ``sum_q weight[q] * X[:, feature[q]]`` for ``q``
@@ -86,11 +86,19 @@ def fit_rotation(X, yk, weights, rng, n_features_per_subset=3, sample_fraction=0
     order).  ``n_classes > 0`` eliminates a random subset of classes per
     feature subset (classification); rows are drawn with probability
     proportional to ``weights`` (rows of weight 0 are never drawn).
+    ``unrotated`` (feature indices) are left out of the subsets: each
+    becomes a column of its own with weight 1, after the rotated columns.
     """
     n_samples, n_features = X.shape
-    order = rng.permutation(n_features)
-    n_groups = -(-n_features // n_features_per_subset)
-    groups = [np.sort(g) for g in np.array_split(order, n_groups)]
+    if unrotated is None or len(unrotated) == 0:
+        unrotated = np.zeros(0, np.intp)
+        order = rng.permutation(n_features)
+    else:
+        unrotated = np.unique(unrotated)
+        free = np.setdiff1d(np.arange(n_features), unrotated)
+        order = free[rng.permutation(free.size)]
+    n_groups = -(-order.size // n_features_per_subset)
+    groups = [np.sort(g) for g in np.array_split(order, n_groups)] if n_groups else []
     rows_all = np.flatnonzero(weights > 0)
     ptr = [0]
     feats = []
@@ -115,8 +123,28 @@ def fit_rotation(X, yk, weights, rng, n_features_per_subset=3, sample_fraction=0
             feats.append(g)
             wts.append(c)
             ptr.append(ptr[-1] + g.size)
+    for j in unrotated:
+        feats.append(np.array([j]))
+        wts.append(np.ones(1))
+        ptr.append(ptr[-1] + 1)
     return (np.asarray(ptr, np.int64), np.concatenate(feats).astype(np.int32),
             np.concatenate(wts).astype(np.float64))
+
+
+def rotated_constraints(basis, monotonic_cst):
+    """Monotonic constraints of the rotated features, for constraints on the original ones.
+
+    A rotated feature that is one original feature alone (a column of
+    :func:`fit_rotation`'s ``unrotated``) carries that feature's constraint,
+    times the sign of its weight; every other rotated feature is free.  A
+    tree monotonic in those columns is monotonic in the original features,
+    since no other column reads them.
+    """
+    ptr, feat, wts = basis
+    single = np.diff(ptr) == 1
+    first = ptr[:-1]
+    cst = np.where(single, np.asarray(monotonic_cst, dtype=np.float64)[feat[first]] * np.sign(wts[first]), 0.0)
+    return tuple(float(c) + 0.0 for c in cst)
 
 
 @njit
@@ -178,88 +206,75 @@ ROTATION_PARAMETER_CONSTRAINTS = {
     "n_features_per_subset": [Interval(Integral, 1, None, closed="left")],
     "sample_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
 }
+#: Parameters of Rotation Forest's trees that the oblique forests built on the mixin do not expose.
+_ROTATION_TREE_CONSTRAINTS = {
+    "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
+    "monotonic_cst": ["array-like", None],
+}
 
 
 class RotationForestMixin:
     """Per-tree pipeline shared by rotation and oblique forests; put it before
     :class:`ForestClassifier` / :class:`ForestRegressor` in the bases.
 
+    The bagging loop is :meth:`BaseForest._fit`'s; this mixin overrides
+    its hooks ``_prepare_fit_data``, ``_grow_tree`` and ``_growing_context``.
     Hooks for subclasses: ``_rotates()`` (default True) and
-    ``_make_node_model(X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf)``
+    ``_make_node_model(X, X_fit, basis, seed, params, min_weight_leaf)``
     (default None), where ``X`` is the float32 matrix the predictor sees,
-    ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``) and
-    ``basis`` the rotation (None for the identity).  A node model must
-    record its projections over the original features.
+    ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``),
+    ``basis`` the rotation (None for the identity), ``params`` the tree's
+    :class:`~forestzoo.tree._builder.TreeParams` and ``min_weight_leaf``
+    the least weight of a leaf of this tree.  A node model must record its
+    projections over the original features; its oblique splits are not
+    held to ``monotonic_cst`` (the forests with node models do not take it).
     """
 
     def _rotates(self):
         return True
 
-    def _make_node_model(self, X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf):
+    def _make_node_model(self, X, X_fit, basis, seed, params, min_weight_leaf):
         return None
 
-    def _fit(self, X, y, sample_weight):
-        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
-        if not self.bootstrap and (self.oob_score or self.max_samples is not None):
-            raise ValueError("oob_score=True and max_samples require bootstrap=True.")
-        yk, yr, n_values, classes = self._encode_target(y)
-        n_samples, n_features = X.shape
-        n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
-        class_weight = getattr(self, "class_weight", None)
-        if class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
-        old = list(getattr(self, "estimators_", [])) if self.warm_start else []
-        if self.warm_start and old and classes is not None and not np.array_equal(classes, self.classes_):
-            raise ValueError("warm_start=True needs the same classes as the previous fit.")
-        if self.n_estimators < len(old):
-            raise ValueError(
-                f"n_estimators={self.n_estimators} must be >= len(estimators_)={len(old)} when warm_start=True."
-            )
-        seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
-        new_seeds = seeds[len(old):]
-        if len(new_seeds) == 0:
-            warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
-        rotates = self._rotates()
-        shared = None if rotates else prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
-        n_classes = n_values if classes is not None else 0
+    def _prepare_fit_data(self, X, sample_weight, seeds):
+        """``(X, shared)``: a rotating forest prepares each tree's ``X R`` in :meth:`_grow_tree`;
+        the identity rotation shares one :class:`TrainingData` (``shared``, else None)."""
+        shared = None if self._rotates() else prepare_data(X, self.splitter, self.max_bins,
+                                                           seed=int(seeds[0] & 0x7FFFFFFF))
+        return X, shared
 
-        def fit_one(seed):
-            w = sample_weight * bootstrap_counts(seed, n_samples, n_draws) if self.bootstrap else sample_weight
-            basis, X_fit, data = None, X, shared
-            if rotates:
-                rng = np.random.default_rng(int(seed))
-                basis = fit_rotation(X, yk, w, rng, self.n_features_per_subset, self.sample_fraction, n_classes)
-                X_fit = rotate(X, basis)
-                data = prepare_data(X_fit, self.splitter, self.max_bins, seed=int(seed & 0x7FFFFFFF))
-            model = self._make_node_model(X, X_fit, basis, int(seed), msl,
-                                          float(self.min_weight_fraction_leaf) * w.sum())
-            tree = grow(
-                data, yk, yr, w, self.criterion, n_values, int(seed), self.max_features, self.max_depth,
-                mss, msl, self.min_impurity_decrease, self.max_leaf_nodes, self.min_weight_fraction_leaf,
-                node_model=model,
-            )
-            return tree if basis is None else to_original_space(tree, basis, n_features)
+    def _grow_tree(self, data, target, weights, params, seed):
+        """Rotation (when the forest rotates), node model, growth on ``X R``, and the tree mapped back to ``X``.
 
+        The rotation's PCA samples are drawn with probabilities proportional
+        to ``weights`` (the tree's bootstrap and class weights).  Features
+        with a monotonic constraint are left out of the rotation (each is
+        its own column of ``R``, with weight 1), so the tree is constrained
+        on those columns and is monotonic in the original features.
+        """
+        X, shared = data
+        n_features = X.shape[1]
+        basis, X_fit, tree_data = None, X, shared
+        if shared is None:
+            rng = np.random.default_rng(seed)
+            cst = params.monotonic_cst
+            unrotated = None if cst is None else np.flatnonzero(np.asarray(cst))
+            n_classes = target.n_values if self._is_classifier() else 0
+            basis = fit_rotation(X, target.yk, weights, rng, self.n_features_per_subset, self.sample_fraction,
+                                 n_classes, unrotated=unrotated)
+            X_fit = rotate(X, basis)
+            tree_data = prepare_data(X_fit, self.splitter, self.max_bins, seed=seed & 0x7FFFFFFF)
+            if cst is not None:
+                params = replace(params, monotonic_cst=rotated_constraints(basis, cst))
+        model = self._make_node_model(X, X_fit, basis, seed, params, params.min_weight_leaf(weights))
+        tree = grow(tree_data, target, weights, params, seed, node_model=model)
+        return tree if basis is None else to_original_space(tree, basis, n_features)
+
+    def _growing_context(self):
         # each tree's PCA blocks and node models call LAPACK on small matrices: one BLAS thread per tree
         # thread (BLAS's own threads would oversubscribe the cores), and for any n_jobs, so that a tree's
         # floating-point sums, hence its splits, do not depend on n_jobs
-        with single_threaded_blas():
-            trees = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
-                delayed(fit_one)(s) for s in new_seeds
-            )
-        # state is assigned only now: a failed fit leaves the previous model intact
-        self._seeds = seeds
-        self.n_outputs_ = 1
-        if classes is not None:
-            self.classes_ = classes
-            self.n_classes_ = int(classes.shape[0])
-        draws = n_draws if self.bootstrap else 0
-        self.estimators_ = old + [self._wrap_tree(t, int(s), draws) for t, s in zip(trees, new_seeds)]
-        self._n_samples_fit = n_samples
-        if self.oob_score:
-            self._set_oob(X, y)
-        return self
+        return single_threaded_blas()
 
 
 _PARAMS_DOC = """
@@ -299,6 +314,18 @@ _PARAMS_DOC = """
         Threads fitting the trees (and predicting); results do not depend on it.
     random_state : int, RandomState or None, default=None
     verbose : int, default=0
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning of every grown tree (Breiman et al.
+        1984), as in :class:`forestzoo.RandomForestClassifier`; 0 prunes
+        nothing.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonicity constraint per original feature, as in scikit-learn: 1
+        non-decreasing, -1 non-increasing, 0 free, on the predicted value
+        (regression) or the probability of ``classes_[1]`` (binary
+        classification only).  A constrained feature is left out of every
+        rotation (it is a rotated feature of its own, with weight 1) and the
+        trees are constrained on it, so every tree, and the forest, is
+        monotonic in it; the unconstrained features are rotated as usual.
 """
 
 
@@ -306,8 +333,8 @@ class RotationForestClassifier(RotationForestMixin, ForestClassifier):
     _parameter_constraints = {
         **ForestClassifier._parameter_constraints,
         **ROTATION_PARAMETER_CONSTRAINTS,
+        **_ROTATION_TREE_CONSTRAINTS,
         "splitter": [StrOptions({"exact", "hist", "random"})],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
     _fast_check_params = {"n_estimators": 5}
     _xfail_checks = ROTATION_XFAIL_CHECKS
@@ -317,7 +344,7 @@ class RotationForestClassifier(RotationForestMixin, ForestClassifier):
                  min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None, max_bins=255,
                  n_features_per_subset=3, sample_fraction=0.75, bootstrap=False, max_samples=None,
                  oob_score=False, class_weight=None, warm_start=False, n_jobs=None, random_state=None,
-                 verbose=0):
+                 verbose=0, ccp_alpha=0.0, monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -339,12 +366,15 @@ class RotationForestClassifier(RotationForestMixin, ForestClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 class RotationForestRegressor(RotationForestMixin, ForestRegressor):
     _parameter_constraints = {
         **ForestRegressor._parameter_constraints,
         **ROTATION_PARAMETER_CONSTRAINTS,
+        **_ROTATION_TREE_CONSTRAINTS,
         "splitter": [StrOptions({"exact", "hist", "random"})],
     }
     _fast_check_params = {"n_estimators": 5}
@@ -354,7 +384,8 @@ class RotationForestRegressor(RotationForestMixin, ForestRegressor):
                  min_samples_split=2, min_samples_leaf=1, min_weight_fraction_leaf=0.0,
                  min_impurity_decrease=0.0, max_features=None, max_leaf_nodes=None, max_bins=255,
                  n_features_per_subset=3, sample_fraction=0.75, bootstrap=False, max_samples=None,
-                 oob_score=False, warm_start=False, n_jobs=None, random_state=None, verbose=0):
+                 oob_score=False, warm_start=False, n_jobs=None, random_state=None, verbose=0, ccp_alpha=0.0,
+                 monotonic_cst=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.splitter = splitter
@@ -375,6 +406,8 @@ class RotationForestRegressor(RotationForestMixin, ForestRegressor):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
+        self.ccp_alpha = ccp_alpha
+        self.monotonic_cst = monotonic_cst
 
 
 _REFS = """
@@ -399,7 +432,11 @@ RotationForestClassifier.__doc__ = (
     rotated features: Random Rotation Forest.
 """
     + _PARAMS_DOC.format(crit='{"gini", "entropy", "log_loss"}, default="gini"')
-    + """    class_weight : dict, "balanced" or None, default=None
+    + """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        "balanced_subsample" recomputes the balanced weights on every
+        bootstrap sample (with ``bootstrap=False``, the same as "balanced").
+        The class weights also weight the rows each rotation's PCA samples
+        are drawn from.
 
     Attributes
     ----------

@@ -14,7 +14,6 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..ensemble._forest import ForestClassifier
 from ..ensemble._rotation import ROTATION_PARAMETER_CONSTRAINTS, RotationForestMixin
-from ..tree._builder import resolve_max_features
 from ._mpsvm import MPSVM, REGULARIZATIONS
 from ._node_model import THRESHOLDS, LinearNodeModel
 from ._partition import multi2binary
@@ -44,11 +43,12 @@ class LinearObliqueForestMixin(RotationForestMixin):
     def _linear_models(self):
         raise TypeError(f"{type(self).__name__} must define _linear_models() (the forest's linear node models).")
 
-    def _make_node_model(self, X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf):
+    def _make_node_model(self, X, X_fit, basis, seed, params, min_weight_leaf):
+        # params.max_features is resolved for X's features; a rotation keeps their number (X_fit = X R)
         return LinearNodeModel(
-            X, self._linear_models(), resolve_max_features(self.max_features, X_fit.shape[1]),
+            X, self._linear_models(), params.max_features,
             seed ^ _NODE_MODEL_STREAM, partition=self._partition_strategy(), X_fit=X_fit, basis=basis,
-            threshold=self.threshold, criterion=self.criterion, min_samples_leaf=min_samples_leaf,
+            threshold=self.threshold, criterion=params.criterion, min_samples_leaf=params.min_samples_leaf,
             min_weight_leaf=min_weight_leaf,
         )
 

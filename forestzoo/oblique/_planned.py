@@ -28,7 +28,6 @@ from .._engine.criteria import weighted_impurity
 from .._engine.node_model import NODE_AXIS, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE, OUT_THRESHOLD
 from .._engine.node_model import fill_go_left, project
 from .._jit import njit
-from ..tree._builder import resolve_max_features
 from ._forest import _NODE_MODEL_STREAM, LinearObliqueForestMixin
 from ._linear_models import MODEL_NAMES, RR_GRID, fit_model, make_model
 from ._node_model import THRESHOLDS, LinearNodeModel, score_hyperplane, standardize
@@ -166,10 +165,10 @@ class PlannedForestMixin(LinearObliqueForestMixin):
     def _linear_models(self):
         return [make_model(name, self.C, self.delta) for name in MODEL_NAMES]
 
-    def _make_node_model(self, X, X_fit, basis, seed, min_samples_leaf, min_weight_leaf):
+    def _make_node_model(self, X, X_fit, basis, seed, params, min_weight_leaf):
         return PlannedNodeModel(
-            X, self._plan(), resolve_max_features(self.max_features, X.shape[1]), seed ^ _NODE_MODEL_STREAM,
-            threshold=self.threshold, criterion=self.criterion, min_samples_leaf=min_samples_leaf,
+            X, self._plan(), params.max_features, seed ^ _NODE_MODEL_STREAM,
+            threshold=self.threshold, criterion=params.criterion, min_samples_leaf=params.min_samples_leaf,
             min_weight_leaf=min_weight_leaf, C=self.C, delta=self.delta,
         )
 

@@ -33,13 +33,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from .._engine.rng import draw_seeds
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
-from ..ensemble._forest import bootstrap_counts
+from ..ensemble._forest import bootstrap_weights
 from ..oblique._linear_models import MODEL_NAMES
 from ..oblique._node_model import THRESHOLDS
 from ..oblique._ova import one_vs_all_plan
 from ..oblique._planned import PlannedNodeModel
-from ..tree._builder import grow, prepare_data, resolve_max_features
-from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator, min_counts
+from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._cv import RVFLClassifierCV
 from ._rvfl import ACTIVATIONS, _reject_nan, fit_rvfl, rvfl_scores
 
@@ -221,16 +221,14 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         else:
             rvfl = {"n_hidden": self.n_hidden, "activation": self.activation, "scale": self.scale, "C": self.rvfl_C}
         data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, n_samples)
+        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_classes)
+        target = TreeTarget(yk, yr, n_classes)
         targets = np.eye(n_classes)[yk]
-        n_feats = resolve_max_features(self.max_features, X.shape[1])
         plan = one_vs_all_plan(self.node_model) if self.tree == "oblique" else None
 
         def fit_bag(seed):
             rng = np.random.default_rng(int(seed))
-            w = sample_weight * bootstrap_counts(seed, n_samples, n_samples)
-            if not w.sum() > 0:  # the draw holds only rows of weight 0: the bag takes every weighted row,
-                w = sample_weight  # as the engine's forests do (ensemble/_forest.py)
+            w, _ = bootstrap_weights(sample_weight, seed, n_samples)  # every weighted row if the draw has none
             model = fit_rvfl(X, targets, w, rvfl["n_hidden"], rvfl["activation"], rvfl["scale"], rvfl["C"], True,
                              rng)
             rows = np.flatnonzero(w > 0)
@@ -246,11 +244,11 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
                 wk[part] = w[part]
                 node_model = None
                 if plan is not None:
-                    node_model = PlannedNodeModel(X, plan, n_feats, int(tree_seeds[k]) ^ _NODE_MODEL_STREAM,
-                                                  threshold=self.threshold, criterion=self.criterion,
-                                                  min_samples_leaf=msl, C=self.C, delta=self.delta)
-                trees.append(grow(data, yk, yr, wk, self.criterion, n_classes, int(tree_seeds[k]), self.max_features,
-                                  self.max_depth, mss, msl, node_model=node_model))
+                    node_model = PlannedNodeModel(X, plan, params.max_features,
+                                                  int(tree_seeds[k]) ^ _NODE_MODEL_STREAM, threshold=self.threshold,
+                                                  criterion=self.criterion, min_samples_leaf=params.min_samples_leaf,
+                                                  C=self.C, delta=self.delta)
+                trees.append(grow(data, target, wk, params, int(tree_seeds[k]), node_model=node_model))
             return model, trees
 
         # bags run on threads: one BLAS thread each (nested BLAS threads oversubscribe the cores)

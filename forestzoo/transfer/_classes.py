@@ -13,7 +13,7 @@ from .._engine.tree import Tree
 from .._parallel import Parallel
 from .._validation import check_fit_data
 from ..ensemble._forest import ForestClassifier, ForestRegressor, bootstrap_counts
-from ..tree._builder import prepare_data
+from ..tree._builder import TreeParams, TreeTarget, prepare_data, resolve_max_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._ser import ser_tree
 from ._source import load_source, remap_classes
@@ -80,14 +80,16 @@ class _TransferForestMixin:
             targets = regression_targets(yr)
             trees = src.trees
 
-        grow_params = {
-            "criterion": src.criterion, "max_features": src.max_features,
-            "min_samples_split": src.min_samples_split, "min_samples_leaf": src.min_samples_leaf,
-        }
         algos = ["ser", "strut"] if self.algorithm == "mix" else [self.algorithm]
         jobs = [(a, t) for a in algos for t in trees]
         seeds = draw_seeds(rs, len(jobs))
-        data = prepare_data(X, "exact", 255) if "ser" in algos else None
+        data = params = None
+        if "ser" in algos:
+            data = prepare_data(X, "exact", 255)
+            # SER's subtrees grow like the source's trees, with its own leaf sizes (taken as they are)
+            params = TreeParams(src.criterion, max_features=resolve_max_features(src.max_features, X.shape[1]),
+                                min_samples_split=src.min_samples_split, min_samples_leaf=src.min_samples_leaf)
+        target = TreeTarget(yk, yr, n_values)
         y_var = float(np.var(yr)) if not classification else 0.0
 
         def fit_one(algo, tree, seed):
@@ -95,7 +97,7 @@ class _TransferForestMixin:
             if self.bootstrap:
                 w = w * bootstrap_counts(int(seed), n, n)
             if algo == "ser":
-                new = ser_tree(tree, X, data, yk, yr, w, targets, classification, n_values, grow_params, int(seed))
+                new = ser_tree(tree, X, data, target, w, targets, classification, params, int(seed))
             else:
                 nodes = tree.nodes.copy()
                 idx = np.flatnonzero(w > 0).astype(np.int64)

@@ -67,13 +67,15 @@ def _reduce(left, right, values, sums, candidate, classification):
     return prune
 
 
-def ser_tree(tree, X, data, yk, yr, w, targets, classification, n_values, grow_params, seed):
+def ser_tree(tree, X, data, target, w, targets, classification, params, seed):
     """SER applied to one engine tree; returns the new (compacted) tree.
 
     ``X`` is the validated float32 target matrix, ``data`` the same rows
-    prepared once for the engine (``prepare_data``), ``w`` the per-row weights
-    (zero: the row is not in this tree's target sample), ``targets`` the
-    :func:`node_sums` targets of ``(yk, yr)``.
+    prepared once for the engine (``prepare_data``), ``target`` their
+    :class:`~forestzoo.tree._builder.TreeTarget`, ``w`` the per-row weights (zero: the row is not in
+    this tree's target sample), ``targets`` the :func:`node_sums` targets of
+    the same labels, ``params`` the :class:`~forestzoo.tree._builder.TreeParams` of the expansion
+    subtrees.
     """
     rows = np.flatnonzero(w > 0)
     leaf_of = tree.apply(X[rows])
@@ -88,10 +90,7 @@ def ser_tree(tree, X, data, yk, yr, w, targets, classification, n_values, grow_p
         members = rows[order[a:b]]
         w_leaf[members] = w[members]
         # Algorithm 1, expansion: v <- BuildTree(S_v)
-        subtrees.append(grow(data, yk, yr, w_leaf, criterion=grow_params["criterion"], n_values=n_values,
-                             seed=int(s), max_features=grow_params["max_features"],
-                             min_samples_split=grow_params["min_samples_split"],
-                             min_samples_leaf=grow_params["min_samples_leaf"]))
+        subtrees.append(grow(data, target, w_leaf, params, int(s)))
         w_leaf[members] = 0.0
     candidate = tree.nodes["left"] != TREE_LEAF
     expanded = expand_leaves(tree, leaves, subtrees)

@@ -6,8 +6,10 @@ matrix) and then calls :func:`grow` once per tree with that tree's weights.
 """
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
+from sklearn.base import ClassifierMixin
 
 from .._engine.binning import compute_bin_edges, bin_data
 from .._engine.criteria import CRITERIA, SQUARED_ERROR
@@ -130,21 +132,165 @@ def table_to_nodes(table):
 #: Default parameters of the stochastic splitter: C, alpha, min_features_fraction, N_0
 #: (seed 004, Section 3 and 4: C = 10, alpha = 7-10, ~0.5 % of the features kept, N_0 = 20).
 SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
+#: The stochastic splitter's estimator parameters, in the engine's order (C, alpha, min_features_fraction, N_0).
+SDT_PARAMS = ("sdt_C", "sdt_alpha", "sdt_min_features_fraction", "sdt_n0")
+SDT_DEFAULT_PARAMS = dict(zip(SDT_PARAMS, (int(SDT_DEFAULTS[0]), int(SDT_DEFAULTS[1]), SDT_DEFAULTS[2],
+                                           int(SDT_DEFAULTS[3]))))
 
 
-def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_depth=None,
-         min_samples_split=2, min_samples_leaf=1, min_impurity_decrease=0.0, max_leaf_nodes=None,
-         min_weight_fraction_leaf=0.0, node_model=None, sdt_params=SDT_DEFAULTS, workspace=None,
-         return_leaves=False, hist_threads=1, ccp_alpha=0.0, monotonic_cst=None):
-    """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
+def min_counts(min_samples_split, min_samples_leaf, n_samples):
+    """Integer ``(min_samples_split, min_samples_leaf)``; floats are fractions of ``n_samples``."""
+    msl = min_samples_leaf
+    if not isinstance(msl, Integral):
+        msl = int(np.ceil(msl * n_samples))
+    mss = min_samples_split
+    if not isinstance(mss, Integral):
+        mss = int(np.ceil(mss * n_samples))
+    return max(2, mss, 2 * msl), max(1, msl)
+
+
+def sdt_values(estimator):
+    """``{name: value}`` of the SDT parameters of ``estimator``.
+
+    An estimator class that does not expose them (a subclass with its own
+    ``__init__``) gets the paper's defaults.
+    """
+    return {p: getattr(estimator, p, d) for p, d in SDT_DEFAULT_PARAMS.items()}
+
+
+def check_monotonic_cst(estimator, n_features, n_values, cst=None):
+    """``estimator.monotonic_cst`` (or ``cst`` when given) checked against the data, as float64; None when unset.
+
+    The constraints are scikit-learn's: one of -1 (decreasing), 0 (none) or
+    +1 (increasing) per feature, on the predicted value of a regressor or on
+    the probability of the second class of a binary classifier.
+    """
+    if cst is None:
+        cst = getattr(estimator, "monotonic_cst", None)
+    if cst is None:
+        return None
+    arr = np.asarray(cst)
+    if arr.ndim != 1 or arr.shape[0] != n_features:
+        raise ValueError(f"monotonic_cst has shape {arr.shape} but the input data X has {n_features} features.")
+    if not np.isin(arr, (-1, 0, 1)).all():
+        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(arr)}.")
+    if isinstance(estimator, ClassifierMixin) and n_values > 2:
+        raise ValueError("Monotonicity constraints are not supported with multiclass classification.")
+    if estimator.splitter == "stochastic":
+        raise ValueError('Monotonicity constraints are not supported with splitter="stochastic".')
+    return arr.astype(np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class TreeTarget:
+    """What a tree is grown to predict, in the engine's encoding.
 
     ``yk`` (int32 class codes) and ``yr`` (float64 targets) both have one
-    entry per row; the criterion decides which one is read.  ``node_model``
-    (a :class:`forestzoo._engine.node_model.NodeModel`) is asked first at
-    every node; its projections become the tree's oblique side arrays.
-    ``sdt_params`` are the stochastic splitter's ``(C, alpha,
-    min_features_fraction, N_0)``.  The returned tree's ``n_split_evaluations``
-    is the number of (row, feature) pairs its split searches read.
+    entry per training row; the criterion decides which one is read, the
+    other is usually zeros.  ``n_values`` is the width of a node's value
+    row: the number of classes, or 1 for regression.
+    """
+
+    yk: np.ndarray
+    yr: np.ndarray
+    n_values: int
+
+    @classmethod
+    def regression(cls, yr, yk=None):
+        """The target of a squared-error tree on ``yr``; ``yk`` (int32 zeros) may be passed to reuse it."""
+        return cls(np.zeros(yr.shape[0], np.int32) if yk is None else yk, yr, 1)
+
+
+@dataclass(frozen=True)
+class TreeParams:
+    """How one tree is grown: the engine's growth parameters, resolved for the training data.
+
+    Fields are the values the grower reads, not the estimators' parameters:
+    ``max_features`` is the number of candidate features per node (None:
+    every feature of the data), ``min_samples_split`` / ``min_samples_leaf``
+    are row counts, ``min_weight_fraction_leaf`` is a fraction of each
+    tree's own total weight (its weights differ per tree),
+    ``monotonic_cst`` one of -1 / 0 / +1 per feature of the data the tree
+    is grown on (None: unconstrained), ``sdt`` the stochastic splitter's
+    ``(C, alpha, min_features_fraction, N_0)``.  ``ccp_alpha > 0`` prunes
+    the grown tree (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
+
+    :meth:`from_estimator` resolves them once per fit from an estimator's
+    parameters; :func:`grow` takes them for every tree of that fit.
+    """
+
+    criterion: str
+    max_features: int | None = None
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_weight_fraction_leaf: float = 0.0
+    min_impurity_decrease: float = 0.0
+    max_leaf_nodes: int | None = None
+    ccp_alpha: float = 0.0
+    monotonic_cst: tuple | None = None
+    sdt: tuple = SDT_DEFAULTS
+
+    def __post_init__(self):
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion={self.criterion!r} is not one of {sorted(CRITERIA)}.")
+        if self.max_features is not None and not (isinstance(self.max_features, Integral) and self.max_features >= 1):
+            raise ValueError(f"TreeParams.max_features is a number of features (>= 1) or None, not "
+                             f"{self.max_features!r}; resolve_max_features turns a fraction or name into one.")
+
+    @classmethod
+    def from_estimator(cls, estimator, n_samples, n_features, n_values=1, **overrides):
+        """The parameters of the trees ``estimator`` grows on ``n_samples x n_features`` data.
+
+        Reads the scikit-learn-style parameters ``criterion``,
+        ``max_features``, ``max_depth``, ``min_samples_split``,
+        ``min_samples_leaf``, ``min_weight_fraction_leaf``,
+        ``min_impurity_decrease``, ``max_leaf_nodes``, ``ccp_alpha``,
+        ``monotonic_cst`` and ``sdt_*`` from ``estimator``; one it does not
+        have takes the engine's default (every feature, no limit, no pruning,
+        no constraint, the SDT paper's settings).  ``overrides`` (same names)
+        replace the estimator's values, for parameters a model fixes.
+        ``max_features`` is resolved for ``n_features``, fractional leaf
+        sizes for ``n_samples``; ``monotonic_cst`` is checked against
+        ``n_features`` and ``n_values`` (the classes, for a classifier).
+        """
+        def get(name, default):
+            return overrides[name] if name in overrides else getattr(estimator, name, default)
+
+        mss, msl = min_counts(get("min_samples_split", 2), get("min_samples_leaf", 1), n_samples)
+        mono = check_monotonic_cst(estimator, n_features, n_values, get("monotonic_cst", None))
+        max_depth = get("max_depth", None)
+        max_leaf_nodes = get("max_leaf_nodes", None)
+        return cls(
+            criterion=get("criterion", None),
+            max_features=resolve_max_features(get("max_features", None), n_features),
+            max_depth=None if max_depth is None else int(max_depth),
+            min_samples_split=mss,
+            min_samples_leaf=msl,
+            min_weight_fraction_leaf=float(get("min_weight_fraction_leaf", 0.0)),
+            min_impurity_decrease=float(get("min_impurity_decrease", 0.0)),
+            max_leaf_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes),
+            ccp_alpha=float(get("ccp_alpha", 0.0)),
+            monotonic_cst=None if mono is None else tuple(float(c) for c in mono),
+            sdt=tuple(float(get(p, d)) for p, d in SDT_DEFAULT_PARAMS.items()),
+        )
+
+    def min_weight_leaf(self, weights):
+        """Least weight of a leaf for a tree grown with ``weights``."""
+        return self.min_weight_fraction_leaf * weights.sum()
+
+
+def grow(data, target, weights, params, seed, *, node_model=None, workspace=None, return_leaves=False,
+         hist_threads=1):
+    """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
+
+    ``data`` comes from :func:`prepare_data`, ``target`` is a
+    :class:`TreeTarget` and ``params`` a :class:`TreeParams`; ``seed``
+    seeds the tree's random stream.  ``node_model`` (a
+    :class:`forestzoo._engine.node_model.NodeModel`) is asked first at
+    every node; its projections become the tree's oblique side arrays.  The
+    returned tree's ``n_split_evaluations`` is the number of (row, feature)
+    pairs its split searches read.
 
     ``workspace`` (a dict owned by the caller, one per thread) keeps the
     histogram pool from one call to the next, which saves its allocation
@@ -152,15 +298,16 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     ``return_leaves``, returns ``(tree, leaves)``: the leaf each row ends in
     (-1 for rows of weight 0).  ``hist_threads`` threads build the
     histograms of large nodes (hist splitter, every feature evaluated); the
-    tree is the same for any value.  ``ccp_alpha > 0`` prunes the grown tree
-    (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
-    ``monotonic_cst`` (one +1 / -1 / 0 per feature, checked by the caller)
-    constrains the tree to be monotonic in those features, as scikit-learn's
-    trees are (see ``mono`` in the grower of :func:`forestzoo._engine.grower.grower_for`).
+    tree is the same for any value, so it is an argument of the call, not
+    one of the tree's parameters.  ``params.monotonic_cst`` (checked by the
+    caller) constrains the tree to be monotonic in those features, as
+    scikit-learn's trees are (see ``mono`` in the grower of
+    :func:`forestzoo._engine.grower.grower_for`).
     """
-    if ccp_alpha > 0 and return_leaves:
+    if params.ccp_alpha > 0 and return_leaves:
         raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
-    crit = CRITERIA[criterion]
+    crit = CRITERIA[params.criterion]
+    n_values = target.n_values
     weights = weights.astype(np.float64, copy=False)
     # unsigned: numba then skips the negative-index test on every gather X[f, idx[p]]
     idx = np.flatnonzero(weights > 0).astype(np.uint32)
@@ -170,26 +317,29 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
     n_evals = np.zeros(1, np.int64)
-    sdt = np.asarray(sdt_params, dtype=np.float64)
-    n_candidates = resolve_max_features(max_features, data.n_features)
+    sdt = np.asarray(params.sdt, dtype=np.float64)
+    n_candidates = data.n_features if params.max_features is None else min(params.max_features, data.n_features)
     pool_buf = _EMPTY_POOL
     if workspace is not None and data.splitter == HIST and n_candidates >= data.n_features:
         pool_buf = workspace.get("pool", _EMPTY_POOL)
         if pool_buf.shape[0] < pool_slots or pool_buf.shape[1] != data.n_features or pool_buf.shape[3] != n_stats:
             pool_buf = workspace["pool"] = np.empty((pool_slots, data.n_features, 256, n_stats))
     row_leaf = np.full(weights.shape[0] if return_leaves else 0, -1, dtype=np.int32)
-    if monotonic_cst is None:
+    if params.monotonic_cst is None:
         mono = _EMPTY_MONO
     else:
-        mono = np.concatenate(([-np.inf, np.inf], np.asarray(monotonic_cst, dtype=np.float64)))  # written per node
+        # mono[:2]: the current node's bounds, which the grower writes per node
+        mono = np.concatenate(([-np.inf, np.inf], np.asarray(params.monotonic_cst, dtype=np.float64)))
     local_rows = min(_LOCAL_MAX_ROWS, _LOCAL_BYTES // (4 * max(data.n_features, 1)), idx.shape[0])
+    max_depth = -1 if params.max_depth is None else int(params.max_depth)
+    max_leaf_nodes = -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes)
 
     def run(handle):
         return grower_for(data.splitter)(
-            data.Xb, data.Xf, data.n_bins, data.edges, yk, yr, weights, idx, n_values, crit, data.splitter, n_candidates,
-            -1 if max_depth is None else int(max_depth), int(min_samples_split), int(min_samples_leaf),
-            float(min_weight_fraction_leaf) * weights.sum(), float(min_impurity_decrease),
-            -1 if max_leaf_nodes is None else int(max_leaf_nodes), make_state(seed), pool_slots, handle, sdt, n_evals,
+            data.Xb, data.Xf, data.n_bins, data.edges, target.yk, target.yr, weights, idx, n_values, crit,
+            data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
+            float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),
+            max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
         )
 
@@ -200,8 +350,8 @@ def grow(data, yk, yr, weights, criterion, n_values, seed, max_features, max_dep
         with registered(node_model) as handle:
             table, values = run(handle)
         tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
-    if ccp_alpha > 0:
-        tree = prune_tree(tree, ccp_alpha)
+    if params.ccp_alpha > 0:
+        tree = prune_tree(tree, params.ccp_alpha)
     tree.n_split_evaluations = int(n_evals[0])
     tree.compact  # the prediction layout, derived here on the fitting thread rather than at the first predict
     if return_leaves:

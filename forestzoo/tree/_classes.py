@@ -13,7 +13,7 @@ from .._engine.binning import MAX_BINS
 from .._engine.prune import cost_complexity_path
 from .._engine.splitters import SPLITTERS
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
-from ._builder import SDT_DEFAULTS, grow, prepare_data, resolve_max_features
+from ._builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MAX_SEED = np.iinfo(np.int32).max
 
@@ -39,54 +39,8 @@ TREE_PARAMETER_CONSTRAINTS = {
     "sdt_min_features_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
     "sdt_n0": [Interval(Integral, 1, None, closed="left")],
 }
-#: The stochastic splitter's parameters, in the engine's order (C, alpha, min_features_fraction, N_0).
-SDT_PARAMS = ("sdt_C", "sdt_alpha", "sdt_min_features_fraction", "sdt_n0")
-SDT_DEFAULT_PARAMS = dict(zip(SDT_PARAMS, (int(SDT_DEFAULTS[0]), int(SDT_DEFAULTS[1]), SDT_DEFAULTS[2],
-                                           int(SDT_DEFAULTS[3]))))
 CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
 REGRESSION_CRITERIA = {"squared_error"}
-
-
-def min_counts(min_samples_split, min_samples_leaf, n_samples):
-    """Integer ``(min_samples_split, min_samples_leaf)``; floats are fractions of ``n_samples``."""
-    msl = min_samples_leaf
-    if not isinstance(msl, Integral):
-        msl = int(np.ceil(msl * n_samples))
-    mss = min_samples_split
-    if not isinstance(mss, Integral):
-        mss = int(np.ceil(mss * n_samples))
-    return max(2, mss, 2 * msl), max(1, msl)
-
-
-def sdt_values(estimator):
-    """``{name: value}`` of the SDT parameters of ``estimator``.
-
-    An estimator class that does not expose them (a subclass with its own
-    ``__init__``) gets the paper's defaults.
-    """
-    return {p: getattr(estimator, p, d) for p, d in SDT_DEFAULT_PARAMS.items()}
-
-
-def check_monotonic_cst(estimator, n_features, n_values):
-    """``estimator.monotonic_cst`` checked against the data, as float64; None when unset.
-
-    The constraints are scikit-learn's: one of -1 (decreasing), 0 (none) or
-    +1 (increasing) per feature, on the predicted value of a regressor or on
-    the probability of the second class of a binary classifier.
-    """
-    cst = getattr(estimator, "monotonic_cst", None)
-    if cst is None:
-        return None
-    arr = np.asarray(cst)
-    if arr.ndim != 1 or arr.shape[0] != n_features:
-        raise ValueError(f"monotonic_cst has shape {arr.shape} but the input data X has {n_features} features.")
-    if not np.isin(arr, (-1, 0, 1)).all():
-        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(arr)}.")
-    if isinstance(estimator, ClassifierMixin) and n_values > 2:
-        raise ValueError("Monotonicity constraints are not supported with multiclass classification.")
-    if estimator.splitter == "stochastic":
-        raise ValueError('Monotonicity constraints are not supported with splitter="stochastic".')
-    return arr.astype(np.float64)
 
 
 class EngineEstimator(BaseEstimator):
@@ -155,20 +109,14 @@ class BaseDecisionTree(EngineEstimator):
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         yk, yr, n_values, classes = self._encode_target(y)
-        monotonic_cst = check_monotonic_cst(self, X.shape[1], n_values)
+        params = TreeParams.from_estimator(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
             sample_weight = sample_weight * compute_sample_weight(class_weight, y)
         seed = check_random_state(self.random_state).randint(_MAX_SEED)
         data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, X.shape[0])
-        self.tree_ = grow(
-            data, yk, yr, sample_weight, self.criterion, n_values, seed, self.max_features,
-            self.max_depth, mss, msl, self.min_impurity_decrease, self.max_leaf_nodes,
-            self.min_weight_fraction_leaf, sdt_params=tuple(sdt_values(self).values()), ccp_alpha=self.ccp_alpha,
-            monotonic_cst=monotonic_cst,
-        )
-        self.max_features_ = resolve_max_features(self.max_features, X.shape[1])
+        self.tree_ = grow(data, TreeTarget(yk, yr, n_values), sample_weight, params, seed)
+        self.max_features_ = params.max_features
         self.n_outputs_ = 1
         if classes is not None:
             self.classes_ = classes

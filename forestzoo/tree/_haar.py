@@ -15,10 +15,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.splitters import RANDOM
 from .._validation import check_fit_data, check_predict_data
-from ._builder import TrainingData, grow
-from ._classes import (
-    _MAX_SEED, CLASSIFICATION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, min_counts, sdt_values,
-)
+from ._builder import TrainingData, TreeParams, TreeTarget, grow
+from ._classes import _MAX_SEED, CLASSIFICATION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._haar_bank import build_bank, integral_images
 from ._haar_search import HaarNodeModel
 
@@ -182,17 +180,18 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         seed = check_random_state(self.random_state).randint(_MAX_SEED)
         II = integral_images(X, image_shape)
         del X
-        mss, msl = min_counts(self.min_samples_split, self.min_samples_leaf, II.shape[0])
-        # every split comes from the node model, so the grower's own feature matrix stays empty
+        # every split comes from the node model, so the grower draws no features and its own feature
+        # matrix stays empty
+        params = TreeParams.from_estimator(self, II.shape[0], II.shape[1], n_values, max_features=None,
+                                           max_leaf_nodes=None)
         data = TrainingData(RANDOM, II.shape[1], np.empty((0, 0), np.uint8), np.empty((0, II.shape[0]), np.float32),
                             np.empty((0, 0)), np.zeros(0, np.int32))
         n_threads = effective_n_jobs(self.n_jobs)
         # a plain thread pool: a node dispatches ~10 rounds of chunks, too often for joblib's per-call overhead
         with ThreadPoolExecutor(n_threads) if n_threads > 1 else nullcontext() as pool:
-            model = HaarNodeModel(II, bank, tuple(sdt_values(self).values()), seed, self.criterion, msl,
-                                  self.min_weight_fraction_leaf * sample_weight.sum(), pool, n_threads)
-            tree = grow(data, yk, yr, sample_weight, self.criterion, n_values, seed, None, self.max_depth, mss, msl,
-                        self.min_impurity_decrease, None, self.min_weight_fraction_leaf, node_model=model)
+            model = HaarNodeModel(II, bank, params.sdt, seed, params.criterion, params.min_samples_leaf,
+                                  params.min_weight_leaf(sample_weight), pool, n_threads)
+            tree = grow(data, TreeTarget(yk, yr, n_values), sample_weight, params, seed, node_model=model)
         tree.n_split_evaluations = model.n_evaluations
         filters = np.zeros(tree.node_count, dtype=FILTER_DTYPE)
         internal = np.flatnonzero(tree.nodes["oblique"] >= 0)
