@@ -15,7 +15,7 @@ with ``--quick-suite``, the wall time of ``forestzoo bench`` (quick suite) on
 a cold cache and the seconds it spent in its untimed warm-up fits (mostly
 compilation).  Give ``--base DIR`` (a checkout of another commit, e.g. made
 with ``git worktree add ../base COMMIT``) to run the same cases on it, side
-by side::
+by side, the two checkouts alternating case by case::
 
     python benchmarks/bench_startup.py --base ../base --repeats 3 --quick-suite
 
@@ -206,9 +206,12 @@ def main(argv=None):
     print("Command: python benchmarks/bench_startup.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])))
     print(f"{os.cpu_count()} CPUs; Python {sys.version.split()[0]}; 500 x 5 rows; median of {args.repeats} cold "
           "runs, each in a new process with an empty NUMBA_CACHE_DIR; warm: the same cache again")
-    results, extra = {}, {}
+    results, extra = {label: {} for label in labels}, {}
+    # the checkouts alternate case by case, so that a change in the machine's load falls on both
+    for case in cases:
+        for label, checkout in checkouts.items():
+            results[label].update(measure(checkout, [case], args.repeats, args.timeout))
     for label, checkout in checkouts.items():
-        results[label] = measure(checkout, cases, args.repeats, args.timeout)
         with tempfile.TemporaryDirectory() as cache:
             run_case(checkout, cases[0], cache, args.timeout)  # fill the cache, then time --help on it
             extra[label] = {"help_s": run_help(checkout, cache)}
