@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import forestzoo
 from forestzoo.oblique._linear_models import MODEL_CODES, RR_GRID, fit_model
-from forestzoo.oblique._small_linalg import PIVOT_RTOL, cholesky_upper, dot, spd_solve
+from forestzoo.oblique._small_linalg import PIVOT_RTOL, cholesky_lower, dot, spd_solve
 
 
 def _spd(n, seed, ridge=1e-2, rows=None):
@@ -45,21 +45,25 @@ def test_spd_solve_reads_the_upper_triangle_and_leaves_its_inputs_alone():
     assert_array_equal(b, b0)
 
 
+def _dot4(x, y, n):
+    s = [0.0, 0.0, 0.0, 0.0]
+    m = n - n % 4
+    for i in range(m):
+        s[i % 4] += x[i] * y[i]
+    for i in range(m, n):
+        s[0] += x[i] * y[i]
+    return (s[0] + s[1]) + (s[2] + s[3])
+
+
 def _reference_cholesky(A):
-    """The factorisation of cholesky_upper in plain Python floats, the same operations in the same order."""
+    """The factorisation of cholesky_lower in plain Python floats, the same operations in the same order."""
     n = len(A)
-    R = [[0.0] * n for _ in range(n)]
+    L = [[0.0] * n for _ in range(n)]
     for k in range(n):
-        d = float(A[k][k])
-        for i in range(k):
-            d -= R[i][k] * R[i][k]
-        R[k][k] = float(np.sqrt(d))
+        L[k][k] = float(np.sqrt(float(A[k][k]) - _dot4(L[k], L[k], k)))
         for j in range(k + 1, n):
-            s = float(A[k][j])
-            for i in range(k):
-                s -= R[i][k] * R[i][j]
-            R[k][j] = s / R[k][k]
-    return np.array(R)
+            L[j][k] = (float(A[k][j]) - _dot4(L[j], L[k], k)) / L[k][k]
+    return np.array(L)
 
 
 def test_the_compiled_loops_keep_the_source_order_of_operations():
@@ -71,18 +75,18 @@ def test_the_compiled_loops_keep_the_source_order_of_operations():
     for u, v in zip(a.tolist(), b.tolist()):
         s += u * v
     assert dot(a, b) == s
-    A, _ = _spd(12, 4)
-    R = np.zeros((12, 12))
-    assert cholesky_upper(A, 0.0, R)
-    assert_array_equal(np.triu(R), _reference_cholesky(A))
+    A, _ = _spd(23, 4)
+    L = np.zeros((23, 23))
+    assert cholesky_lower(A, 0.0, L)
+    assert_array_equal(np.tril(L), _reference_cholesky(A))
 
 
 def test_a_singular_system_gets_the_smallest_ridge_that_factorises():
     # rank 1: the plain factorisation meets a zero pivot; b lies in the range of A
     A = np.ones((3, 3))
     b = np.array([3.0, 3.0, 3.0])
-    R = np.zeros((3, 3))
-    assert not cholesky_upper(A, 0.0, R)
+    L = np.zeros((3, 3))
+    assert not cholesky_lower(A, 0.0, L)
     x = spd_solve(A, b)
     assert np.all(np.isfinite(x))
     assert_allclose(x, [1.0, 1.0, 1.0], rtol=1e-9)  # the ridge solution tends to the minimum-norm one
@@ -99,9 +103,9 @@ def test_a_pivot_at_rounding_level_counts_as_singular():
     # exactly singular in exact arithmetic; rounding leaves a pivot of a few ulps, not a direction
     v = np.array([1.0, 1.0 / 3.0, 1.0 / 7.0])
     A = np.outer(v, v)
-    R = np.zeros((3, 3))
-    assert not cholesky_upper(A, 0.0, R)
-    assert cholesky_upper(A, 1e6 * PIVOT_RTOL, R)
+    L = np.zeros((3, 3))
+    assert not cholesky_lower(A, 0.0, L)
+    assert cholesky_lower(A, 1e6 * PIVOT_RTOL, L)
 
 
 @pytest.mark.parametrize("A", [
