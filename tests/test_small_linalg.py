@@ -13,7 +13,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import forestzoo
 from forestzoo.oblique._linear_models import MODEL_CODES, RR_GRID, fit_model
-from forestzoo.oblique._small_linalg import PIVOT_RTOL, cholesky_lower, dot, spd_solve
+from forestzoo.oblique._small_linalg import (
+    EIGH_LOOP_MAX, PIVOT_RTOL, cholesky_lower, congruence, dot, jacobi_eigh, matvec, norm, spd_solve, sym_eigh,
+)
 
 
 def _spd(n, seed, ridge=1e-2, rows=None):
@@ -137,6 +139,78 @@ def test_extreme_penalties_still_give_finite_hyperplanes_or_none():
             W, b = fit_model(MODEL_CODES[name], Z, t, w, C, delta, RR_GRID)
             assert W.shape == (b.shape[0], 7) and b.shape[0] <= 1, name
             assert np.all(np.isfinite(W)) and np.all(np.isfinite(b)), name
+
+
+# -- the symmetric eigendecomposition ------------------------------------------------------------
+def _check_eigh(S, w, V, tol=1e-13):
+    n = S.shape[0]
+    scale = max(1.0, np.abs(S).max())
+    assert np.all(np.diff(w) >= 0)  # ascending, as LAPACK
+    assert_allclose(w, np.linalg.eigvalsh(S), atol=tol * n * scale)
+    assert_allclose(V.T @ V, np.eye(n), atol=tol * n)
+    assert_allclose(V @ np.diag(w) @ V.T, S, atol=tol * n * scale)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 7, 8, 12, 20])
+def test_jacobi_eigh_matches_lapack(n):
+    rng = np.random.default_rng(n)
+    for _ in range(5):
+        B = rng.normal(size=(n, n)) * rng.uniform(0.01, 100.0, n)
+        S = B + B.T  # indefinite, unequal scales
+        w, V = jacobi_eigh(S)
+        _check_eigh(S, w, V)
+        assert V.flags.f_contiguous  # the layout np.linalg.eigh returns
+        G = B.T @ B / n  # positive semidefinite, small eigenvalues
+        _check_eigh(G, *jacobi_eigh(G))
+
+
+def test_jacobi_eigh_on_repeated_zero_and_diagonal_spectra():
+    w, V = jacobi_eigh(np.eye(4) * 2.0)
+    assert_array_equal(w, [2.0] * 4)
+    assert_array_equal(V, np.eye(4))
+    w, V = jacobi_eigh(np.diag([3.0, -1.0, 2.0]))
+    assert_array_equal(w, [-1.0, 2.0, 3.0])
+    assert_array_equal(np.abs(V), np.eye(3)[:, [1, 2, 0]])
+    w, V = jacobi_eigh(np.zeros((3, 3)))
+    assert_array_equal(w, np.zeros(3))
+    # a rank-one matrix: one eigenvalue, the others zero to rounding, eigenvectors still orthonormal
+    v = np.array([1.0, 2.0, -1.0, 0.5, 3.0])
+    S = np.outer(v, v)
+    w, V = jacobi_eigh(S)
+    _check_eigh(S, w, V)
+    assert_allclose(abs(V[:, -1] @ v) / np.linalg.norm(v), 1.0, rtol=1e-14)
+    # two equal eigenvalues in a rotated basis
+    Q, _ = np.linalg.qr(np.random.default_rng(0).normal(size=(6, 6)))
+    S = Q @ np.diag([1.0, 1.0, 2.0, 5.0, 5.0, 5.0]) @ Q.T
+    _check_eigh(S, *jacobi_eigh(S))
+
+
+def test_sym_eigh_switches_to_lapack_above_the_loop_size():
+    rng = np.random.default_rng(5)
+    for n in (EIGH_LOOP_MAX, EIGH_LOOP_MAX + 1):
+        B = rng.normal(size=(n, n))
+        S = B + B.T
+        w, V = sym_eigh(S)
+        _check_eigh(S, w, V)
+        if n <= EIGH_LOOP_MAX:
+            w2, V2 = jacobi_eigh(S)
+            assert_array_equal(w, w2)
+            assert_array_equal(V, V2)
+
+
+def test_congruence_matvec_and_norm():
+    rng = np.random.default_rng(6)
+    for n, m in ((5, 3), (EIGH_LOOP_MAX, EIGH_LOOP_MAX), (12, 11)):
+        Q = rng.normal(size=(n, n))
+        Q = Q + Q.T
+        S = rng.normal(size=(n, m))
+        M = congruence(S, Q)
+        assert_allclose(M, S.T @ Q @ S, rtol=1e-12, atol=1e-12 * np.abs(M).max())
+        if m <= EIGH_LOOP_MAX:
+            assert_array_equal(M, M.T)  # the loops mirror one triangle
+        y = rng.normal(size=m)
+        assert_allclose(matvec(S, y), S @ y, rtol=1e-13, atol=1e-13)
+        assert_allclose(norm(y), np.linalg.norm(y), rtol=1e-15)
 
 
 # -- identical bits under two OpenBLAS kernels --------------------------------------------------
