@@ -73,7 +73,8 @@ def make_data(kind, rows, features, seed, classes=None):
     else:
         if classes is None:
             classes = 2 if kind == "binary" else 10
-        X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features, 20),
+        # n_informative leaves room for make_classification's 2 redundant features
+        X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features - 2, 20),
                                    n_classes=classes, random_state=seed)
     return X.astype(np.float32), y
 
