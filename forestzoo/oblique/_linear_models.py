@@ -30,6 +30,12 @@ code       model
 
 All solvers are Numba kernels (one call per node for every model and
 partition, see :func:`fit_model`), so a node pays no Python per fit.
+Their linear algebra -- the Cholesky solves of LDA, LS-SVM and the Newton
+steps, the dot products, ridge-GCV's eigendecomposition up to order
+:data:`._small_linalg.EIGH_LOOP_MAX` -- is :mod:`._small_linalg`'s, loops
+in a fixed order of operations, so a fit gives the same bits whatever BLAS
+kernel OpenBLAS picks for the CPU; ridge-GCV above that order and MPSVM
+above it (:mod:`._mpsvm`) call LAPACK.
 Every model survives a tiny or singular node: each problem is regularised
 (``delta``, ``C`` or the GCV penalty is positive), and a node where one
 side of ``t`` has no weight gives no hyperplane (``k = 0``).
@@ -39,7 +45,7 @@ import numpy as np
 
 from .._jit import njit
 from ._mpsvm import mpsvm_bisectors
-from ._small_linalg import dot, spd_solve
+from ._small_linalg import dot, spd_solve, sym_eigh
 
 __all__ = [
     "MODEL_CODES", "MODEL_NAMES", "LDA", "RidgeRegression", "LinearSVM", "LSSVM", "LogisticRegression",
@@ -214,9 +220,13 @@ def fit_ridge_gcv(Z, t, w, grid):
     for a in range(q):
         for c in range(a):
             M[a, c] = M[c, a]
-    s, V = np.linalg.eigh(M)
+    s, V = sym_eigh(M)
     s = np.maximum(s, 0.0)
-    g = V.T @ r
+    g = np.zeros(q)  # V' r, summed over the features in order
+    for a in range(q):
+        ra = r[a]
+        for j in range(q):
+            g[j] += V[a, j] * ra
     best = np.inf
     lam_best = grid[0] * N
     for k in range(grid.shape[0]):
@@ -234,9 +244,16 @@ def fit_ridge_gcv(Z, t, w, grid):
         if score < best:
             best = score
             lam_best = lam
-    coef = V @ (g / (s + lam_best))
+    h = np.empty(q)
+    for j in range(q):
+        h[j] = g[j] / (s[j] + lam_best)
+    coef = np.zeros(q)  # V h, summed over the eigenvectors in order
+    for j in range(q):
+        hj = h[j]
+        for a in range(q):
+            coef[a] += V[a, j] * hj
     # fitted y = ym + coef.(z - zm) > 0 is the positive side
-    return _one(coef, np.dot(coef, zm) - ym)
+    return _one(coef, dot(coef, zm) - ym)
 
 
 # -- logistic regression ---------------------------------------------------------------------
