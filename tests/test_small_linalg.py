@@ -13,6 +13,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import forestzoo
 from forestzoo.oblique._linear_models import MODEL_CODES, RR_GRID, fit_model
+from forestzoo.oblique._partition import bhattacharyya_distances
 from forestzoo.oblique._small_linalg import (
     EIGH_LOOP_MAX, PIVOT_RTOL, cholesky_lower, congruence, dot, jacobi_eigh, matvec, norm, spd_solve, sym_eigh,
 )
@@ -213,14 +214,36 @@ def test_congruence_matvec_and_norm():
         assert_allclose(norm(y), np.linalg.norm(y), rtol=1e-15)
 
 
+def test_bhattacharyya_distances_by_cholesky_match_the_determinant_formula():
+    rng = np.random.default_rng(7)
+    c, q = 4, 6
+    means = rng.normal(size=(c, q))
+    covs = np.empty((c, q, q))
+    for g in range(c):
+        B = rng.normal(size=(q + 2, q))
+        covs[g] = B.T @ B / (q + 2) + 1e-3 * np.eye(q)
+    D = bhattacharyya_distances(means, covs)
+    for i in range(c):
+        for j in range(c):
+            S = (covs[i] + covs[j]) / 2
+            d = means[j] - means[i]
+            ref = d @ np.linalg.solve(S, d) / 8 + 0.5 * (np.linalg.slogdet(S)[1] - 0.5 * (
+                np.linalg.slogdet(covs[i])[1] + np.linalg.slogdet(covs[j])[1]))
+            assert_allclose(D[i, j], 0.0 if i == j else ref, rtol=1e-10, atol=1e-12)
+    covs[2, 0, 0] = np.nan
+    D = bhattacharyya_distances(means, covs)
+    assert np.isnan(D[2, 0]) and np.isnan(D[1, 2]) and np.isfinite(D[0, 1])
+
+
 # -- identical bits under two OpenBLAS kernels --------------------------------------------------
 _PROBE = r"""
 import hashlib, json
 import numpy as np
 import threadpoolctl
 from sklearn.datasets import make_classification
-from forestzoo import OneVsAllObliqueForestClassifier
+from forestzoo import HeterogeneousObliqueForestClassifier, MPSVMForestClassifier, OneVsAllObliqueForestClassifier
 from forestzoo.oblique._linear_models import MODEL_CODES, RR_GRID, fit_model
+from forestzoo.oblique._ranking import class_distances
 
 def digest(*arrays):
     return hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).hexdigest()
@@ -231,12 +254,18 @@ for q in (4, 12, 40):
     Z = rng.normal(size=(300, q))
     t = Z @ rng.normal(size=q) + rng.normal(size=300) > 0
     w = rng.uniform(0.5, 2.0, 300)
-    for name in ("lda", "lssvm", "lr", "svm"):
-        out[f"{name}, q={q}"] = digest(*fit_model(MODEL_CODES[name], Z, t, w, 1.0, 0.01, RR_GRID))
-X, y = make_classification(300, 16, n_informative=10, n_classes=4, random_state=0)
+    for name in ("lda", "lssvm", "lr", "svm", "rr", "mpsvm"):
+        if q <= 7 or name not in ("rr", "mpsvm"):  # their eigendecompositions are loops up to order 8
+            out[f"{name}, q={q}"] = digest(*fit_model(MODEL_CODES[name], Z, t, w, 1.0, 0.01, RR_GRID))
+    codes = np.minimum((np.abs(Z[:, 0]) * 3).astype(np.int64), 5)
+    out[f"class distances, q={q}"] = digest(class_distances(Z, codes, w, 6))
+X, y = make_classification(300, 16, n_informative=10, n_classes=6, n_clusters_per_class=1, random_state=0)
 for name in ("lda", "lr"):
     forest = OneVsAllObliqueForestClassifier(n_estimators=3, node_model=name, random_state=0).fit(X, y)
     out[f"forest {name}"] = digest(forest.predict_proba(X))
+for forest in (HeterogeneousObliqueForestClassifier(n_estimators=3, random_state=0),
+               MPSVMForestClassifier(n_estimators=3, random_state=0)):
+    out[type(forest).__name__] = digest(forest.fit(X, y).predict_proba(X))
 out["kernel"] = sorted({i.get("architecture") for i in threadpoolctl.threadpool_info()
                         if i.get("internal_api") == "openblas"})
 print(json.dumps(out))
@@ -255,9 +284,10 @@ def _probe(coretype):
 
 
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"), reason="x86-64 OpenBLAS kernels")
-def test_one_vs_all_node_models_are_identical_under_another_blas_kernel():
+def test_oblique_node_models_are_identical_under_another_blas_kernel():
     # Prescott (OpenBLAS's SSE3 kernels, "Katmai") runs on every x86-64 CPU; the CPU's own kernel is
-    # Haswell, SkylakeX, Zen, ... np.linalg.solve and np.dot gave other bits here under the two
+    # Haswell, SkylakeX, Zen, ...  np.linalg.solve / eigh / slogdet and np.dot gave other bits here
+    # under the two for most of these fits
     default, prescott = _probe(None), _probe("Prescott")
     if not default["kernel"] or default["kernel"] == prescott["kernel"]:
         pytest.skip(f"OpenBLAS ran the same kernel both times ({default['kernel']})")
