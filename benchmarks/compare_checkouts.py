@@ -176,7 +176,8 @@ def main(argv=None):
                *(["--classes", str(args.classes)] if args.classes else []),
                *(["--dataset", args.dataset] if args.dataset else []),
                "--measure", args.measure, "--predict-rows", str(args.predict_rows), "--params", *args.params]
-        data = args.dataset or f"{args.data}{f' ({args.classes} classes)' if args.classes else ''} {args.rows} x {args.features}"
+        classes = f" ({args.classes} classes)" if args.classes else ""
+        data = args.dataset or f"{args.data}{classes} {args.rows} x {args.features}"
         print(f"# {args.estimator}({' '.join(args.params)}) on {data}; "
               f"A = {args.a}, B = {args.b}; CPU seconds per {args.measure}"
               f"{f' of {args.predict_rows} rows' if args.measure == 'predict' else ''}, {args.pairs} alternated pairs per process")
