@@ -202,7 +202,9 @@ def jacobi_eigh(S):
     ``theta = (A[q, q] - A[p, p]) / (2 A[p, q])``) to rows and columns ``p``
     and ``q`` of ``A`` and to the accumulated eigenvectors.  Sweeps stop
     when the off-diagonal part is negligible next to the diagonal (Golub &
-    Van Loan, "Matrix Computations", section 8.5).  Only the upper triangle
+    Van Loan, "Matrix Computations", section 8.5); a zero diagonal, which a
+    positive semidefinite matrix with nonzero rows never has, makes them run
+    until the off-diagonal part vanishes.  Only the upper triangle
     of ``S`` is read.  Eigenvalues that are equal keep the order of their
     diagonal positions; an eigenvector's sign is whatever the rotations
     give (LAPACK's is arbitrary too).  Returns ``(w, V)`` like
