@@ -3,17 +3,22 @@
 The linear node models of :mod:`._linear_models` solve one small symmetric
 positive definite system per fit -- ``(q + 1) x (q + 1)`` for ``q``
 candidate features, a few to a few dozen -- and take dot products of
-length ``q``.  Through ``np.linalg.solve`` and ``np.dot`` those went to
-LAPACK and BLAS, whose kernels (chosen by OpenBLAS for the CPU, or by
-``OPENBLAS_CORETYPE``) add in different orders and may return different
-last bits; a tree thresholds the results, so another kernel could grow
-another tree.  The loops here add in the order the source gives, and Numba
-compiles them with ``fastmath=False`` (:mod:`forestzoo._jit`), so they give
-the same bits under every BLAS kernel and every Numba CPU target.  Up to a
-few dozen unknowns they are also faster than a LAPACK call, whose fixed cost
-(argument checks, copies, workspace) exceeds the ``q^3 / 3`` flops of the
-factorisation; from about a hundred on LAPACK's blocked kernels are faster,
-but a node's Gram matrix (``n q^2``) then costs more than its solve.
+length ``q``; ridge GCV and the MPSVM planes (:mod:`._mpsvm`) need small
+symmetric eigendecompositions, and the Bhattacharyya distances of the
+class partitions (:mod:`._partition`) log-determinants and Mahalanobis
+terms.  ``np.linalg`` and ``np.dot`` send these to LAPACK and BLAS, whose
+kernels (chosen by OpenBLAS for the CPU, or by ``OPENBLAS_CORETYPE``) add
+in different orders and may return different last bits; a tree thresholds
+the results, so another kernel could grow another tree.  The loops here add
+in the order the source gives, and Numba compiles them with
+``fastmath=False`` (:mod:`forestzoo._jit`), so they give the same bits
+under every BLAS kernel and every Numba CPU target.  Up to a few dozen
+unknowns they are also faster than a LAPACK call, whose fixed cost
+(argument checks, copies, workspace) exceeds the ``q^3 / 3`` flops of a
+Cholesky factorisation; from about a hundred on LAPACK's blocked kernels
+are faster, but a node's Gram matrix (``n q^2``) then costs more than its
+solve.  The Jacobi eigendecomposition is faster than LAPACK's only up to
+order :data:`EIGH_LOOP_MAX`, and :func:`sym_eigh` calls LAPACK above it.
 
 :func:`spd_solve` factorises ``A = L L'`` (Cholesky, ``L`` lower triangular,
 the upper triangle of ``A`` read).  The systems it is given are positive
@@ -57,7 +62,7 @@ def _dot4(x, y, n):
 
     The order is fixed by the source, like :func:`dot`'s; four independent
     sums let the CPU overlap the additions, which keeps the factorisation
-    as fast as LAPACK's up to a few hundred unknowns.
+    about as fast as LAPACK's up to a hundred or so unknowns.
     """
     s0 = 0.0
     s1 = 0.0
