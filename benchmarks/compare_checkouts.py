@@ -17,9 +17,18 @@ With ``--measure predict`` each process fits one model per checkout (same
 parameters and data) and alternates ``predict_proba`` (``predict`` for a
 regressor) on ``--predict-rows`` further rows of the same generator.
 
+``--dataset NAME`` fits a dataset of :func:`forestzoo.datasets.load_dataset`
+instead of generated data (``--rows`` and ``--features`` are then ignored), and
+``--classes K`` sets the number of classes of the generated classification data
+(default: 2 for ``binary``, 10 for ``10-class``):
+
+    python benchmarks/compare_checkouts.py /tmp/wt_old . --estimator OneVsAllObliqueForestClassifier \
+        --params n_estimators=10 --dataset glass --pairs 6 --processes 3
+
 Each copy compiles into its own Numba cache on first use (a minute or more per
 checkout); the warm-up fit is not timed.  CPU time (``time.process_time``) is
-measured, so use ``n_jobs=1`` estimators (the default here).
+measured, so use ``n_jobs=1`` estimators (the default here); the wall time of
+the same fits is reported beside it.
 """
 
 import argparse
@@ -56,15 +65,27 @@ def copy_package(checkout, name, dest):
                     fh.write(pattern.sub(name, text))
 
 
-def make_data(kind, rows, features, seed):
+def make_data(kind, rows, features, seed, classes=None):
     from sklearn.datasets import make_classification, make_regression
 
     if kind == "regression":
         X, y = make_regression(n_samples=rows, n_features=features, noise=1.0, random_state=seed)
     else:
-        X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features, 20),
-                                   n_classes=2 if kind == "binary" else 10, random_state=seed)
+        if classes is None:
+            classes = 2 if kind == "binary" else 10
+        # n_informative leaves room for make_classification's 2 redundant features
+        X, y = make_classification(n_samples=rows, n_features=features, n_informative=min(features - 2, 20),
+                                   n_classes=classes, random_state=seed)
     return X.astype(np.float32), y
+
+
+def load_named(package, name, n_test, seed):
+    """Dataset ``name`` of ``package.datasets`` as float32, shuffled when ``n_test`` rows are to be held out."""
+    import importlib
+
+    X, y = importlib.import_module(f"{package.__name__}.datasets").load_dataset(name)
+    order = np.random.default_rng(seed).permutation(len(y)) if n_test else np.arange(len(y))
+    return np.asarray(X, dtype=np.float32)[order], np.asarray(y)[order]
 
 
 def parse_params(items):
@@ -85,11 +106,17 @@ def child(args):
     classes = [getattr(m, args.estimator) for m in mods]
     params = dict(random_state=0, **parse_params(args.params))
     n_test = args.predict_rows if args.measure == "predict" else 0
-    X, y = make_data(args.data, args.rows + n_test, args.features, args.seed)
-    X, X_test, y = X[:args.rows], X[args.rows:], y[:args.rows]
+    if args.dataset:
+        X, y = load_named(mods[0], args.dataset, n_test, args.seed)
+        n_fit = len(y) - min(n_test, len(y) // 2)
+    else:
+        X, y = make_data(args.data, args.rows + n_test, args.features, args.seed, args.classes)
+        n_fit = args.rows
+    X, X_test, y = X[:n_fit], X[n_fit:], y[:n_fit]
     for cls in classes:
         cls(**params).fit(X[:500], y[:500])  # warm-up: Numba cache load or compilation
     times = [[], []]
+    walls = [[], []]
     if args.measure == "predict":
         models = [cls(**params).fit(X, y) for cls in classes]
         calls = [getattr(m, "predict_proba", m.predict) for m in models]
@@ -99,12 +126,14 @@ def child(args):
         order = (0, 1) if p % 2 == 0 else (1, 0)
         for i in order:
             t = time.process_time()
+            t_wall = time.perf_counter()
             if args.measure == "predict":
                 calls[i](X_test)
             else:
                 classes[i](**params).fit(X, y)
             times[i].append(time.process_time() - t)
-    print(json.dumps(times))
+            walls[i].append(time.perf_counter() - t_wall)
+    print(json.dumps({"cpu": times, "wall": walls}))
 
 
 def main(argv=None):
@@ -117,6 +146,8 @@ def main(argv=None):
     p.add_argument("--rows", type=int, default=50_000)
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--classes", type=int, help="classes of the generated classification data")
+    p.add_argument("--dataset", help="a forestzoo.datasets name, fitted instead of generated data")
     p.add_argument("--pairs", type=int, default=8, help="alternated fit (or predict) pairs per process")
     p.add_argument("--measure", choices=("fit", "predict"), default="fit")
     p.add_argument("--predict-rows", type=int, default=20_000, help="test rows of --measure predict")
@@ -142,22 +173,32 @@ def main(argv=None):
         cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
                "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
                "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),
+               *(["--classes", str(args.classes)] if args.classes else []),
+               *(["--dataset", args.dataset] if args.dataset else []),
                "--measure", args.measure, "--predict-rows", str(args.predict_rows), "--params", *args.params]
-        print(f"# {args.estimator}({' '.join(args.params)}) on {args.data} {args.rows} x {args.features}; "
+        classes = f" ({args.classes} classes)" if args.classes else ""
+        data = args.dataset or f"{args.data}{classes} {args.rows} x {args.features}"
+        print(f"# {args.estimator}({' '.join(args.params)}) on {data}; "
               f"A = {args.a}, B = {args.b}; CPU seconds per {args.measure}"
               f"{f' of {args.predict_rows} rows' if args.measure == 'predict' else ''}, {args.pairs} alternated pairs per process")
-        print("| process | A best | A median | B best | B median | B / A per pair: median | range |")
-        print("|---|---|---|---|---|---|---|")
-        medians = []
+        print("| process | A best | A median | B best | B median | B / A per pair: median | range "
+              "| wall: A median | B median | B / A median |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        medians, wall_medians = [], []
         for i in range(args.processes):
             out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-            a, b = (np.array(t) for t in json.loads(out.strip().splitlines()[-1]))
+            result = json.loads(out.strip().splitlines()[-1])
+            a, b = (np.array(t) for t in result["cpu"])
+            wa, wb = (np.array(t) for t in result["wall"])
             r = b / a
             medians.append(np.median(r))
+            wall_medians.append(np.median(wb / wa))
             print(f"| {i + 1} | {a.min():.4f} | {np.median(a):.4f} | {b.min():.4f} | {np.median(b):.4f} | "
-                  f"{np.median(r):.4f} | {r.min():.4f}-{r.max():.4f} |", flush=True)
-        print(f"\nB / A, median over processes of the per-process medians: {np.median(medians):.4f} "
-              f"(processes: {', '.join(f'{m:.3f}' for m in medians)})")
+                  f"{np.median(r):.4f} | {r.min():.4f}-{r.max():.4f} | {np.median(wa):.4f} | {np.median(wb):.4f} | "
+                  f"{wall_medians[-1]:.4f} |", flush=True)
+        print(f"\nB / A, median over processes of the per-process medians: CPU {np.median(medians):.4f} "
+              f"(processes: {', '.join(f'{m:.3f}' for m in medians)}), wall {np.median(wall_medians):.4f} "
+              f"(processes: {', '.join(f'{m:.3f}' for m in wall_medians)})")
 
 
 if __name__ == "__main__":

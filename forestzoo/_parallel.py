@@ -103,7 +103,7 @@ class Parallel(joblib.Parallel):
 
 
 # -- one BLAS thread per worker thread -------------------------------------------------------------------------
-# A node model (MPSVM, LDA, ridge, ...) or a rotation calls LAPACK on small matrices at every node.  With n_jobs
+# A rotation, or a node model's eigenproblem above order 8 (MPSVM, ridge GCV), calls LAPACK at every node.  With n_jobs
 # worker threads each such call would also start OpenBLAS's own threads (one per core by default): on 2 cores an
 # MPRoF-T fit with n_jobs=2 took 41 s, 1.7x its n_jobs=1 time, and 12 s with one BLAS thread per worker.
 # threadpoolctl's limit is process-wide and restores on exit whatever it found on entry, so two fits entering and

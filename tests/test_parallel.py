@@ -519,7 +519,7 @@ def test_overlapping_fits_in_two_threads_restore_the_user_blas_setting(monkeypat
 
 @pytest.mark.parametrize("rotation", [False, True])
 def test_oblique_trees_grow_with_one_blas_thread_each(two_blas_threads, monkeypatch, rotation):
-    # MPSVM / LDA / ridge nodes call LAPACK at every node; with n_jobs tree threads, OpenBLAS's own threads
+    # rotations and large MPSVM / ridge nodes call LAPACK at every node; with n_jobs tree threads, OpenBLAS's threads
     # oversubscribed the cores (an MPRoF-T fit on ozone_8hr: 41 s with n_jobs=2, 24 s with n_jobs=1, 13 s limited)
     from forestzoo.ensemble import _rotation
     from forestzoo.oblique import MPSVMForestClassifier

@@ -30,6 +30,12 @@ code       model
 
 All solvers are Numba kernels (one call per node for every model and
 partition, see :func:`fit_model`), so a node pays no Python per fit.
+Their linear algebra -- the Cholesky solves of LDA, LS-SVM and the Newton
+steps, the dot products, ridge-GCV's eigendecomposition up to order
+:data:`._small_linalg.EIGH_LOOP_MAX` -- is :mod:`._small_linalg`'s, loops
+in a fixed order of operations, so a fit gives the same bits whatever BLAS
+kernel OpenBLAS picks for the CPU; ridge-GCV above that order and MPSVM
+above it (:mod:`._mpsvm`) call LAPACK.
 Every model survives a tiny or singular node: each problem is regularised
 (``delta``, ``C`` or the GCV penalty is positive), and a node where one
 side of ``t`` has no weight gives no hyperplane (``k = 0``).
@@ -39,6 +45,7 @@ import numpy as np
 
 from .._jit import njit
 from ._mpsvm import mpsvm_bisectors
+from ._small_linalg import dot, spd_solve, sym_eigh
 
 __all__ = [
     "MODEL_CODES", "MODEL_NAMES", "LDA", "RidgeRegression", "LinearSVM", "LSSVM", "LogisticRegression",
@@ -152,9 +159,9 @@ def fit_lda(Z, t, w, delta):
             S[a, c] /= wp + wn
             S[c, a] = S[a, c]
         S[a, a] += delta
-    wv = np.linalg.solve(S, mp - mn)
+    wv = spd_solve(S, mp - mn)
     # left (<= b) is the negative side
-    return _one(wv, 0.5 * np.dot(wv, mp + mn) - np.log(wp / wn))
+    return _one(wv, 0.5 * dot(wv, mp + mn) - np.log(wp / wn))
 
 
 # -- ridge-type least squares --------------------------------------------------------------
@@ -169,7 +176,7 @@ def fit_lssvm(Z, t, w, C):
     for a in range(q):
         G[a, a] += 1.0 / C
     G[q, q] += 1e-12 * (wp + wn)  # the bias column is never singular (Z has rows), guard rounding
-    sol = np.linalg.solve(G, r)
+    sol = spd_solve(G, r)
     return _one(sol[:q].copy(), -sol[q])
 
 
@@ -213,9 +220,13 @@ def fit_ridge_gcv(Z, t, w, grid):
     for a in range(q):
         for c in range(a):
             M[a, c] = M[c, a]
-    s, V = np.linalg.eigh(M)
+    s, V = sym_eigh(M)
     s = np.maximum(s, 0.0)
-    g = V.T @ r
+    g = np.zeros(q)  # V' r, summed over the features in order
+    for a in range(q):
+        ra = r[a]
+        for j in range(q):
+            g[j] += V[a, j] * ra
     best = np.inf
     lam_best = grid[0] * N
     for k in range(grid.shape[0]):
@@ -233,19 +244,25 @@ def fit_ridge_gcv(Z, t, w, grid):
         if score < best:
             best = score
             lam_best = lam
-    coef = V @ (g / (s + lam_best))
+    h = np.empty(q)
+    for j in range(q):
+        h[j] = g[j] / (s[j] + lam_best)
+    coef = np.zeros(q)  # V h, summed over the eigenvectors in order
+    for j in range(q):
+        hj = h[j]
+        for a in range(q):
+            coef[a] += V[a, j] * hj
     # fitted y = ym + coef.(z - zm) > 0 is the positive side
-    return _one(coef, np.dot(coef, zm) - ym)
+    return _one(coef, dot(coef, zm) - ym)
 
 
 # -- logistic regression ---------------------------------------------------------------------
 @njit
 def _logistic_objective(Z, y, w, beta, C):
     q = Z.shape[1]
-    f = Z @ beta[:q] + beta[q]
-    obj = 0.5 * np.dot(beta[:q], beta[:q])
+    obj = 0.5 * dot(beta[:q], beta[:q])
     for i in range(Z.shape[0]):
-        m = y[i] * f[i]
+        m = y[i] * _decision(Z, i, beta)
         obj += C * w[i] * (np.log1p(np.exp(-m)) if m > 0 else -m + np.log1p(np.exp(m)))
     return obj
 
@@ -264,7 +281,6 @@ def fit_logistic(Z, t, w, C, max_iter=20, tol=1e-10):
     x = np.empty(q + 1)
     x[q] = 1.0
     for _ in range(max_iter):
-        f = Z @ beta[:q] + beta[q]
         H = np.zeros((q + 1, q + 1))
         grad = np.zeros(q + 1)
         grad[:q] = beta[:q]
@@ -272,7 +288,7 @@ def fit_logistic(Z, t, w, C, max_iter=20, tol=1e-10):
             H[a, a] = 1.0
         H[q, q] = 1e-10 * C * (wp + wn)
         for i in range(n):
-            p = 1.0 / (1.0 + np.exp(-y[i] * f[i]))  # P(correct side)
+            p = 1.0 / (1.0 + np.exp(-y[i] * _decision(Z, i, beta)))  # P(correct side)
             gi = -C * w[i] * y[i] * (1.0 - p)
             hi = C * w[i] * p * (1.0 - p)
             for a in range(q):
@@ -284,7 +300,7 @@ def fit_logistic(Z, t, w, C, max_iter=20, tol=1e-10):
                     H[a, c] += ha * x[c]
         step, dec = _newton_direction(H, grad)
         if not dec > tol * (1.0 + abs(obj)):
-            break
+            break  # converged, or no finite step (a NaN decrement)
         beta, obj, accepted = _backtrack(_OBJ_LOGISTIC, Z, y, w, beta, obj, step, dec, C)
         if not accepted:
             break
@@ -294,13 +310,9 @@ def fit_logistic(Z, t, w, C, max_iter=20, tol=1e-10):
 # -- linear SVM ------------------------------------------------------------------------------
 @njit
 def _svm_objective(Z, y, w, beta, C):
-    q = Z.shape[1]
-    obj = 0.5 * np.dot(beta, beta)
+    obj = 0.5 * dot(beta, beta)
     for i in range(Z.shape[0]):
-        f = beta[q]
-        for a in range(q):
-            f += beta[a] * Z[i, a]
-        m = 1.0 - y[i] * f
+        m = 1.0 - y[i] * _decision(Z, i, beta)
         if m > 0.0:
             obj += C * w[i] * m * m
     return obj
@@ -332,25 +344,25 @@ def fit_svm(Z, t, w, C, max_iter=30, tol=1e-4):
         H = np.eye(q + 1)
         grad = beta.copy()
         for i in range(n):
-            f = beta[q]
-            for a in range(q):
-                x[a] = Z[i, a]
-                f += beta[a] * x[a]
-            m = 1.0 - y[i] * f
+            m = 1.0 - y[i] * _decision(Z, i, beta)
             if m <= 0.0:
                 continue
+            for a in range(q):
+                x[a] = Z[i, a]
             c = 2.0 * C * w[i]
             for a in range(q + 1):
                 grad[a] -= c * m * y[i] * x[a]
                 ca = c * x[a]
                 for b in range(a, q + 1):
                     H[a, b] += ca * x[b]
-        gnorm = np.sqrt(np.dot(grad, grad))
+        gnorm = np.sqrt(dot(grad, grad))
         if g0 < 0.0:
             g0 = gnorm
         if gnorm <= tol * g0 or gnorm == 0.0:
             break
         step, dec = _newton_direction(H, grad)
+        if not dec > 0.0:
+            break  # no finite descent step (a NaN decrement)
         beta, obj, accepted = _backtrack(_OBJ_SVM, Z, y, w, beta, obj, step, dec, C)
         if not accepted:
             break
@@ -361,14 +373,25 @@ def fit_svm(Z, t, w, C, max_iter=30, tol=1e-4):
 _OBJ_LOGISTIC, _OBJ_SVM = 0, 1  # which objective _backtrack evaluates
 
 
+@njit(inline="always")
+def _decision(Z, i, beta):
+    """``f_i = beta[:q] . z_i + beta[q]``, the sum taken over the features in order, the bias added last."""
+    q = Z.shape[1]
+    f = 0.0
+    for a in range(q):
+        f += Z[i, a] * beta[a]
+    return f + beta[q]
+
+
 @njit
 def _newton_direction(H, grad):
-    """Newton step ``H^-1 grad`` from the upper triangle of ``H`` (mirrored here) and its decrement."""
-    for a in range(H.shape[0]):
-        for c in range(a):
-            H[a, c] = H[c, a]
-    step = np.linalg.solve(H, grad)
-    return step, np.dot(step, grad)
+    """Newton step ``H^-1 grad`` from the upper triangle of ``H`` and its decrement ``step . grad``.
+
+    ``H`` is positive definite (an identity or ridge plus a Gram matrix);
+    the step is NaN when it is not numerically so (:func:`._small_linalg.spd_solve`).
+    """
+    step = spd_solve(H, grad)
+    return step, dot(step, grad)
 
 
 @njit

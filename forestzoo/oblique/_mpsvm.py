@@ -36,11 +36,18 @@ and H of rank at most ``m``; both map the span of the augmented rows into
 itself and vanish outside it, so every plane above lies in that span and is
 found from m x m matrices (:func:`_row_space_moments`), the same planes at a
 cost of ``O(m^2 q)`` instead of ``O(q^3)``.
+
+The eigendecompositions, the products ``S'QS`` and the norms are those of
+:mod:`._small_linalg`: loops in a fixed order of operations up to order
+:data:`._small_linalg.EIGH_LOOP_MAX` (``q`` of 7 or fewer), so the planes
+have the same bits whatever BLAS kernel OpenBLAS picks; larger problems, and
+the QR factorisation of the row-space route, call LAPACK and BLAS.
 """
 
 import numpy as np
 
 from .._jit import njit
+from ._small_linalg import congruence, matvec, norm, sym_eigh
 
 __all__ = ["MPSVM", "SingularNodeError", "REGULARIZATIONS", "mpsvm_bisectors"]
 
@@ -87,7 +94,7 @@ def _clustering_plane(P, Q, regularization, delta, rcond, singular=False):
     matrices known to be singular.  Under "null_space" a nonsingular ``P``
     then has no null space to search and ``ok`` is False too.
     """
-    lam, U = np.linalg.eigh(P)
+    lam, U = sym_eigh(P)
     top = max(lam[-1], 0.0)
     tol = rcond * top
     if singular or top <= 0.0 or lam[0] <= tol:
@@ -101,14 +108,14 @@ def _clustering_plane(P, Q, regularization, delta, rcond, singular=False):
             if k == 0:
                 return np.zeros(P.shape[0]), False
             N = np.ascontiguousarray(U[:, :k])
-            _, V = np.linalg.eigh(N.T @ Q @ N)
-            z = N @ np.ascontiguousarray(V[:, -1])
-            return z / np.linalg.norm(z), True
+            _, V = sym_eigh(congruence(N, Q))
+            z = matvec(N, V[:, -1])
+            return z / norm(z), True
         lam = np.maximum(lam, 0.0) + delta  # Tikhonov: the eigenvalues of P + delta I
-    S = U / np.sqrt(lam)
-    _, Y = np.linalg.eigh(S.T @ Q @ S)
-    z = S @ np.ascontiguousarray(Y[:, -1])
-    return z / np.linalg.norm(z), True
+    S = np.ascontiguousarray(U / np.sqrt(lam))
+    _, Y = sym_eigh(congruence(S, Q))
+    z = matvec(S, Y[:, -1])
+    return z / norm(z), True
 
 
 @njit
@@ -216,8 +223,8 @@ def mpsvm_bisectors(Z, t, w, regularization, delta, rcond):
     z1, z2, ok = _planes(Z, t, w, regularization, delta, rcond)
     if not ok:
         return np.zeros((0, q)), np.zeros(0), False
-    n1 = np.linalg.norm(z1[:q])
-    n2 = np.linalg.norm(z2[:q])
+    n1 = norm(z1[:q])
+    n2 = norm(z2[:q])
     cand = np.zeros((2, q + 1))
     k = 0
     if n1 > 1e-12 and n2 > 1e-12:
@@ -233,7 +240,7 @@ def mpsvm_bisectors(Z, t, w, regularization, delta, rcond):
         k = 1
     keep = np.zeros(k, np.bool_)
     for j in range(k):
-        keep[j] = np.linalg.norm(cand[j, :q]) > 1e-9
+        keep[j] = norm(cand[j, :q]) > 1e-9
     cand = cand[:k][keep]
     return np.ascontiguousarray(cand[:, :q]), cand[:, q].copy(), True
 

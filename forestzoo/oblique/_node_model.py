@@ -36,6 +36,7 @@ from .._engine.splitters._common import add_sample, evaluate
 from .._jit import njit
 from ._mpsvm import MPSVM, SingularNodeError, mpsvm_bisectors
 from ._partition import class_codes, multi2binary, multi2binary_mask
+from ._small_linalg import dot
 
 __all__ = ["LinearNodeModel", "THRESHOLDS", "compose_basis", "fixed_threshold_cost"]
 
@@ -208,6 +209,15 @@ def compose_basis(ptr, bfeat, bw, feats, w_fit, n_features):
 
 
 @njit
+def _offsets(W_fit, b, mean):
+    """``b[j] + W_fit[j] . mean`` for every hyperplane ``j``, the dot products in a fixed order (:func:`dot`)."""
+    out = np.empty(b.shape[0])
+    for j in range(b.shape[0]):
+        out[j] = b[j] + dot(W_fit[j], mean)
+    return out
+
+
+@njit
 def mpsvm_split(X, X_fit, rows, perm, max_features, basis_ptr, basis_feature, basis_weight, w, yk, yr, total,
                 criterion, min_samples_leaf, min_weight_leaf, search, regularization, delta, rcond, go_left):
     """:meth:`LinearNodeModel.split_node` for one :class:`MPSVM` and :func:`multi2binary`, compiled whole.
@@ -242,13 +252,7 @@ def mpsvm_split(X, X_fit, rows, perm, max_features, basis_ptr, basis_feature, ba
         return NODE_AXIS, np.inf, 0.0, 0.0, no_f, no_w
     # w.(x - mean)/scale <= b  <=>  (w/scale).x <= b + w.(mean/scale)
     W_fit = W / scale
-    if W_fit.shape[0] == 1:
-        # NumPy's ``W_fit @ mean`` is a dot product for one row (a matrix-vector product otherwise):
-        # the same BLAS routine as the Python route, so the same rounding and the same trees
-        offsets = b.copy()
-        offsets[0] += np.dot(W_fit[0], mean)
-    else:
-        offsets = b + W_fit @ mean
+    offsets = _offsets(W_fit, b, mean)
     proj = np.empty(rows.shape[0])
     best_cost, best_thr, best_ml = np.inf, 0.0, 0.0
     best_f, best_w = no_f, no_w
@@ -357,8 +361,8 @@ class LinearNodeModel(NodeModel):
                     self.n_singular += 1
                     return NODE_AXIS_SUBTREE
                 # w.(x - mean)/scale <= b  <=>  (w/scale).x <= b + w.(mean/scale)
-                W_fit = W / scale
-                offsets = b + W_fit @ mean
+                W_fit = np.ascontiguousarray(W / scale)
+                offsets = _offsets(W_fit, np.ascontiguousarray(b, dtype=np.float64), mean)
                 for j in range(offsets.shape[0]):
                     pf, pw = self.to_predictor_space(feats, W_fit[j])
                     cost, thr, ml = score_hyperplane(

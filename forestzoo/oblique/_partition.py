@@ -12,6 +12,7 @@ one-vs-all forests.
 import numpy as np
 
 from .._jit import njit
+from ._small_linalg import forward_solve, logdet_factor, spd_factor
 
 __all__ = ["class_moments", "bhattacharyya_distances", "bhattacharyya_distances_low_rank", "multi2binary",
            "one_vs_all"]
@@ -70,19 +71,35 @@ def bhattacharyya_distances(means, covs):
     """Matrix of pairwise Bhattacharyya distances between Gaussian classes.
 
     ``B(1, 2) = 1/8 (mu2 - mu1)' S^-1 (mu2 - mu1) + 1/2 ln(|S| / sqrt(|S1| |S2|))``
-    with ``S = (S1 + S2) / 2`` (lecture, multi2binary algorithm).
+    with ``S = (S1 + S2) / 2`` (lecture, multi2binary algorithm).  Each
+    covariance is positive definite (it carries :data:`COVARIANCE_RIDGE`);
+    its Cholesky factor ``S = L L'`` (:mod:`._small_linalg`, a fixed order
+    of operations) gives ``ln|S| = 2 sum ln L_kk`` and ``d' S^-1 d =
+    |L^-1 d|^2``.  A pair whose factorisation fails (non-finite moments) is
+    at distance NaN.
     """
-    c = means.shape[0]
+    c, q = means.shape
+    L = np.empty((q, q))
     logdet = np.empty(c)
     for g in range(c):
-        logdet[g] = np.linalg.slogdet(covs[g])[1]
+        logdet[g] = logdet_factor(L) if spd_factor(covs[g], L) else np.nan
+    S = np.empty((q, q))
+    v = np.empty(q)
     out = np.zeros((c, c))
     for i in range(c):
         for j in range(i + 1, c):
-            S = 0.5 * (covs[i] + covs[j])
-            diff = means[j] - means[i]
-            maha = diff @ np.linalg.solve(S, diff)
-            d = maha / 8.0 + 0.5 * (np.linalg.slogdet(S)[1] - 0.5 * (logdet[i] + logdet[j]))
+            for a in range(q):
+                v[a] = means[j, a] - means[i, a]
+                for b in range(a, q):
+                    S[a, b] = 0.5 * (covs[i, a, b] + covs[j, a, b])
+            if spd_factor(S, L):
+                forward_solve(L, v, v)
+                maha = 0.0
+                for a in range(q):
+                    maha += v[a] * v[a]
+                d = maha / 8.0 + 0.5 * (logdet_factor(L) - 0.5 * (logdet[i] + logdet[j]))
+            else:
+                d = np.nan
             out[i, j] = d
             out[j, i] = d
     return out

@@ -32,6 +32,7 @@ from ._forest import _NODE_MODEL_STREAM, LinearObliqueForestMixin
 from ._linear_models import MODEL_NAMES, RR_GRID, fit_model, make_model
 from ._node_model import THRESHOLDS, LinearNodeModel, score_hyperplane, standardize
 from ._partition import class_codes
+from ._small_linalg import dot
 
 __all__ = ["PlannedNodeModel", "PlannedForestMixin", "node_search", "PLANNED_PARAMETER_CONSTRAINTS"]
 
@@ -69,7 +70,7 @@ def node_search(X, rows, feats, Z, mean, scale, codes, wc, parts, assign, C, del
             for j in range(b.shape[0]):
                 # w.(x - mean)/scale <= b  <=>  (w/scale).x <= b + (w/scale).mean
                 wf = W[j] / scale
-                cost, thr, ml = score_hyperplane(X, rows, feats, wf, b[j] + np.dot(wf, mean), search, w, yk, yr,
+                cost, thr, ml = score_hyperplane(X, rows, feats, wf, b[j] + dot(wf, mean), search, w, yk, yr,
                                                  total, criterion, min_samples_leaf, min_weight_leaf, proj)
                 if cost < best_cost:
                     best_cost, best_thr, best_ml, best_p, best_m = cost, thr, ml, p, m

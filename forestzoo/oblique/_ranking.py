@@ -51,11 +51,29 @@ def class_distances(Z, codes, w, n_classes):
         weight = np.bincount(codes, weights=w, minlength=n_classes)
         rich = ~single
         if rich.any():
-            pooled = np.tensordot(weight[rich], covs[rich], axes=1) / weight[rich].sum()
+            pooled = _pooled_covariance(weight, covs, rich)
         else:
             pooled = np.eye(Z.shape[1])
         covs[single] = pooled
     return bhattacharyya_distances(means, covs)
+
+
+@njit
+def _pooled_covariance(weight, covs, rich):
+    """``sum_k weight[k] covs[k] / sum_k weight[k]`` over the classes ``rich``, summed over ``k`` in order."""
+    q = covs.shape[1]
+    pooled = np.zeros((q, q))
+    total = 0.0
+    for k in range(weight.shape[0]):
+        if rich[k]:
+            total += weight[k]
+            for a in range(q):
+                for b in range(q):
+                    pooled[a, b] += weight[k] * covs[k, a, b]
+    for a in range(q):
+        for b in range(q):
+            pooled[a, b] /= total
+    return pooled
 
 
 @njit
