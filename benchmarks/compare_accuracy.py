@@ -9,7 +9,7 @@ the forest share the seed), and the table gives, per estimator and dataset, the 
 seeds in each checkout (and A's standard deviation over seeds), the mean of the per-seed differences
 and their spread.
 
-    python benchmarks/compare_accuracy.py /tmp/wt_old . \\
+    python benchmarks/compare_accuracy.py ../base . \\
         --estimators OneVsAllObliqueForestClassifier HeterogeneousObliqueForestClassifier \\
         --datasets glass vehicle sonar --seeds 5 --folds 5 --params n_estimators=50
 

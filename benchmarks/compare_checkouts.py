@@ -10,7 +10,7 @@ alternates their fits (a, b, b, a, ...), then reports the per-pair time ratio
 b / a.  It does that in ``--processes`` fresh processes, so the spread between
 processes is shown beside the ratio within each.
 
-    python benchmarks/compare_checkouts.py /tmp/wt_old . --estimator DecisionTreeRegressor \\
+    python benchmarks/compare_checkouts.py ../base . --estimator DecisionTreeRegressor \\
         --params splitter=hist --data regression --rows 50000 --features 30 --pairs 8 --processes 5
 
 With ``--measure predict`` each process fits one model per checkout (same
@@ -22,7 +22,7 @@ instead of generated data (``--rows`` and ``--features`` are then ignored), and
 ``--classes K`` sets the number of classes of the generated classification data
 (default: 2 for ``binary``, 10 for ``10-class``):
 
-    python benchmarks/compare_checkouts.py /tmp/wt_old . --estimator OneVsAllObliqueForestClassifier \
+    python benchmarks/compare_checkouts.py ../base . --estimator OneVsAllObliqueForestClassifier \
         --params n_estimators=10 --dataset glass --pairs 6 --processes 3
 
 Each copy compiles into its own Numba cache on first use (a minute or more per

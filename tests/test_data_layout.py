@@ -56,3 +56,16 @@ def test_csc_layout_routes_absent_entries_as_zero_and_stored_nan_as_missing():
     root = tree.nodes[0]
     assert root["feature"] == 0 and 0.0 <= root["threshold"] < 1.0 and root["missing_left"] == 0
     assert_array_equal(np.argmax(tree.predict(X), axis=1), y)
+
+
+def test_python_reads_of_both_layouts_agree():
+    from forestzoo._engine import data as layout
+
+    X, _ = _sparse_data(2, n=50)
+    dense, csc = np.ascontiguousarray(X.T), _csc_layout(X)
+    assert layout.n_features(dense) == layout.n_features(csc) == X.shape[1]
+    for f in range(X.shape[1]):
+        for i in range(50):
+            a, b = layout.value(dense, f, i), layout.value(csc, f, i)
+            assert (a == b) or (np.isnan(a) and np.isnan(b))
+    assert layout.can_copy_local(dense) and not layout.can_copy_local(csc)

@@ -44,28 +44,40 @@ from .._jit import borrow, njit
 
 
 def value(X, f, i):
-    """Value of feature ``f`` for row ``i`` of the layout ``X`` (float32)."""
-    raise NotImplementedError("a compiled-only function: call it from a Numba kernel")
+    """Value of feature ``f`` for row ``i`` of the layout ``X`` (float32).
+
+    Called from Python, it reads the layout with NumPy; compiled code gets the overload below.
+    """
+    if isinstance(X, tuple):
+        data, indices, indptr, _ = X
+        lo, hi = int(indptr[f]), int(indptr[f + 1])
+        k = lo + int(np.searchsorted(indices[lo:hi], i))
+        return data[k] if k < hi and indices[k] == i else np.float32(0.0)
+    return X[f, i]
 
 
 def n_features(X):
     """Number of features of the layout ``X``."""
-    raise NotImplementedError("a compiled-only function: call it from a Numba kernel")
+    return int(X[3]) if isinstance(X, tuple) else X.shape[0]
 
 
 def borrow_data(X):
-    """An alias of ``X`` that Numba does not reference-count (the arrays of a tuple are left counted)."""
-    raise NotImplementedError("a compiled-only function: call it from a Numba kernel")
+    """An alias of ``X`` that Numba does not reference-count (the arrays of a tuple are left counted);
+    ``X`` itself when called from Python."""
+    return X
 
 
 def can_copy_local(X):
     """Whether :func:`copy_local` gathers a subtree's rows of ``X`` into a dense block."""
-    raise NotImplementedError("a compiled-only function: call it from a Numba kernel")
+    return not isinstance(X, tuple)
 
 
 def copy_local(X, idx, start, end, local_buf, gmap):
-    """Copy the node ``idx[start:end]`` into a dense block and renumber its rows; returns the block."""
-    raise NotImplementedError("a compiled-only function: call it from a Numba kernel")
+    """Copy the node ``idx[start:end]`` into a dense block and renumber its rows; returns the block
+    (``X`` itself for a layout that cannot copy, see :func:`can_copy_local`)."""
+    if isinstance(X, tuple):
+        return X
+    return _copy_dense(X, idx, start, end, local_buf, gmap)
 
 
 def _is_dense(X):
