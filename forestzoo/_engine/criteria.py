@@ -5,7 +5,8 @@ vector ``s`` of length ``n_stats``:
 
 * ``s[0]`` the number of distinct training rows, ``s[1]`` the sum of weights;
 * classification: ``s[2 + k]`` the weight of class ``k`` (``n_stats = 2 + K``);
-* regression: ``s[2] = sum w*y`` and ``s[3] = sum w*y**2`` (``n_stats = 4``).
+* regression: ``s[2] = sum w*y`` and ``s[3] = sum w*q(y)`` (``n_stats = 4``), with
+  ``q(y) = y**2`` for squared error and ``q(y) = y log y`` (0 at 0) for Poisson.
 
 Kernels work with ``W * impurity`` (the impurity times the node weight),
 because a split's cost is the sum of that quantity over its two children
@@ -21,10 +22,33 @@ from .._jit import njit
 GINI = 0
 ENTROPY = 1
 SQUARED_ERROR = 2
+POISSON = 3
 
-CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR}
+#: Codes of the criteria; the regression ones are those ``>= SQUARED_ERROR`` (:func:`is_regression`).
+#: ``friedman_mse`` is squared error to the engine: Friedman's improvement (Friedman 2001, "Greedy
+#: function approximation", eq. 35) ranks splits as the decrease of squared error does, and the
+#: estimators scale ``min_impurity_decrease`` for it.
+CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR,
+            "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
 
 _LOG2 = np.log(2.0)
+
+#: Poisson: a child whose sum of ``w*y`` is at most this cannot be split off (its mean, 0, has no log).
+POISSON_EPS = 10.0 * np.finfo(np.float64).eps
+
+
+@njit(inline="always")
+def is_regression(criterion):
+    """Whether ``criterion`` is a regression criterion (statistics ``n, w, sum w*y, sum w*q(y)``)."""
+    return criterion >= SQUARED_ERROR
+
+
+@njit(inline="always")
+def q_of(y, criterion):
+    """The per-row term of the fourth regression statistic: ``y**2``, or ``y log y`` for Poisson."""
+    if criterion == POISSON:
+        return y * np.log(y) if y > 0.0 else 0.0
+    return y * y
 
 
 @njit(inline="always")
@@ -37,6 +61,13 @@ def weighted_impurity(a, b, sign, criterion):
         sy = a[2] + sign * b[2]
         sy2 = a[3] + sign * b[3]
         v = sy2 - sy * sy / w
+        return v if v > 0.0 else 0.0
+    if criterion == POISSON:
+        # half Poisson deviance: sum w (y log(y / m) - y + m) = sum w y log y - S log m, m = S / W
+        sy = a[2] + sign * b[2]
+        if sy <= 0.0:
+            return 0.0
+        v = (a[3] + sign * b[3]) - sy * np.log(sy / w)
         return v if v > 0.0 else 0.0
     acc = 0.0
     if criterion == GINI:
@@ -76,6 +107,13 @@ def children_cost(left, total, criterion):
         sl = left[2]
         sr = total[2] - sl
         return (left[3] - sl * sl / wl) + ((total[3] - left[3]) - sr * sr / wr)
+    if criterion == POISSON:
+        # half deviances of the children; sum w y log y over both is the node's (total[3])
+        sl = left[2]
+        sr = total[2] - sl
+        if sl <= POISSON_EPS or sr <= POISSON_EPS:
+            return np.inf
+        return total[3] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     acc = 0.0
     for k in range(2, left.shape[0]):
         c = left[k]
@@ -89,9 +127,9 @@ def children_cost(left, total, criterion):
 
 @njit(inline="always")
 def node_value(s, criterion, out):
-    """Leaf value: class proportions, or the weighted mean for regression."""
+    """Leaf value: class proportions, or the weighted mean for regression (squared error and Poisson)."""
     w = s[1]
-    if criterion == SQUARED_ERROR:
+    if criterion >= SQUARED_ERROR:
         out[0] = s[2] / w if w > 0.0 else 0.0
     else:
         for k in range(out.shape[0]):

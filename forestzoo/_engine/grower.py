@@ -28,7 +28,7 @@ import numpy as np
 
 from .._jit import borrow, keep_alive, njit
 from .binning import MISSING_BIN
-from .criteria import SQUARED_ERROR, node_value, weighted_impurity
+from .criteria import SQUARED_ERROR, node_value, q_of, weighted_impurity
 from .data import borrow_data, can_copy_local, copy_local
 from .data import n_features as data_n_features
 from .data import value as data_value
@@ -107,7 +107,7 @@ def _node_totals(idx, start, end, w, yk, yr, criterion, tot):
 
 @njit(inline="always")
 def _is_pure(tot, criterion):
-    if criterion == SQUARED_ERROR:
+    if criterion >= SQUARED_ERROR:
         return False  # decided by the impurity test
     n_pos = 0
     for k in range(2, tot.shape[0]):
@@ -222,14 +222,14 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     Branch-free: every row is written to both its left slot (in place, at or
     before the row being read) and its right slot (in ``buf``), and only the
     matching counter advances.  Only the target the criterion reads moves
-    (``yr`` and ``wy = w * yr`` for squared error, ``yk`` otherwise).
+    (``yr`` and ``wy = w * yr`` for regression, ``yk`` otherwise).
 
     The children's statistics (as :func:`_node_totals` would sum them) are
     accumulated on the way into ``tot_left`` and ``tot_right``: every row is
     added to both with a 0/1 factor, in node order, so the sums are
     bit-identical to a separate pass over each child, which this saves.
     """
-    regression = criterion == SQUARED_ERROR
+    regression = criterion >= SQUARED_ERROR
     tot_left[:] = 0.0
     tot_right[:] = 0.0
     n_left = 0
@@ -269,8 +269,9 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
             wybuf[n_right] = wyp
             s1_left += fl * wp * yrp
             s1_right += fr * wp * yrp
-            s2_left += fl * wp * yrp * yrp
-            s2_right += fr * wp * yrp * yrp
+            qp = wp * yrp * yrp if criterion == SQUARED_ERROR else wp * q_of(yrp, criterion)
+            s2_left += fl * qp
+            s2_right += fr * qp
         else:
             ykp = yk[p]
             yk[q] = ykp
@@ -303,7 +304,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
 @njit(inline="always")
 def _clip_value(v, lo, hi, criterion):
     """Clip a node's value into its monotonic bounds (two classes: class 1's proportion, class 0 the rest)."""
-    if criterion == SQUARED_ERROR:
+    if criterion >= SQUARED_ERROR:
         v[0] = min(max(v[0], lo), hi)
     elif v.shape[0] == 2:
         p1 = min(max(v[1], lo), hi)
@@ -453,12 +454,12 @@ def _make_grower(ONLY):
         yk = yk[idx]
         yr = yr[idx]
         # w * y of every row (squared error): what the histograms sum, computed once per tree
-        wy = w * yr if criterion == SQUARED_ERROR else np.empty(0)
+        wy = w * yr if criterion >= SQUARED_ERROR else np.empty(0)
         wbuf = np.empty_like(w)
         ykbuf = np.empty_like(yk)
         yrbuf = np.empty_like(yr)
         wybuf = np.empty_like(wy)
-        n_stats = 4 if criterion == SQUARED_ERROR else 2 + n_values
+        n_stats = 4 if criterion >= SQUARED_ERROR else 2 + n_values
         n_rows = idx.shape[0]
         if max_depth < 0:
             max_depth = 1 << 30

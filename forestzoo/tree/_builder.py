@@ -313,7 +313,7 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     idx = np.flatnonzero(weights > 0).astype(np.uint32)
     if idx.shape[0] == 0:
         raise ValueError("No training row has a positive weight: a tree needs at least one.")
-    n_stats = 4 if crit == SQUARED_ERROR else 2 + n_values
+    n_stats = 4 if crit >= SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
     pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
     n_evals = np.zeros(1, np.int64)
@@ -333,12 +333,17 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     local_rows = min(_LOCAL_MAX_ROWS, _LOCAL_BYTES // (4 * max(data.n_features, 1)), idx.shape[0])
     max_depth = -1 if params.max_depth is None else int(params.max_depth)
     max_leaf_nodes = -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes)
+    min_impurity_decrease = float(params.min_impurity_decrease)
+    if params.criterion == "friedman_mse":
+        # scikit-learn compares Friedman's improvement, the node's decrease of the weighted sum of
+        # squares, with min_impurity_decrease; the grower divides the decrease by the root's weight
+        min_impurity_decrease /= weights[idx].sum()
 
     def run(handle):
         return grower_for(data.splitter)(
             data.Xb, data.Xf, data.n_bins, data.edges, target.yk, target.yr, weights, idx, n_values, crit,
             data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
-            float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),
+            float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
         )

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import GINI, SQUARED_ERROR, children_cost
+from ..criteria import GINI, SQUARED_ERROR, children_cost, q_of
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -36,7 +36,7 @@ def is_perfect_split(cost, criterion):
     stops: a zero variance is rarely computed as exactly 0, and weighted rows
     and repeated rows would then stop at different features.
     """
-    return cost <= 0.0 and criterion != SQUARED_ERROR
+    return cost <= 0.0 and criterion < SQUARED_ERROR
 
 
 @njit(inline="always")
@@ -44,9 +44,12 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
     """``s += sign * stats(one sample)``."""
     s[0] += sign
     s[1] += sign * wi
-    if criterion == SQUARED_ERROR:
+    if criterion >= SQUARED_ERROR:
         s[2] += sign * wi * yr_i
-        s[3] += sign * wi * yr_i * yr_i
+        if criterion == SQUARED_ERROR:
+            s[3] += sign * wi * yr_i * yr_i
+        else:
+            s[3] += sign * wi * q_of(yr_i, criterion)
     else:
         s[2 + yk_i] += sign * wi
 
@@ -83,7 +86,7 @@ def mono_of(mono, f):
 def mono_stat(criterion):
     """Index of the statistic whose ratio to the weight a monotonic constraint orders:
     ``sum w y`` (the mean target) for squared error, class 1's weight (its proportion) otherwise."""
-    return 2 if criterion == SQUARED_ERROR else 3
+    return 2 if criterion >= SQUARED_ERROR else 3
 
 
 @njit(inline="always")
@@ -179,7 +182,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     best = INF
     best_pos = -1
     best_ml = 0.0
-    prune = criterion != SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
+    prune = criterion < SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
     group_class = -1  # class shared by every row of the current key group, -2 if mixed
     for p in range(m):
         i = samples[p]

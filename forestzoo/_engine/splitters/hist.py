@@ -39,7 +39,7 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
     first = np.int64(idx[start])
     consecutive = np.int64(idx[end - 1]) - first == end - 1 - start
     # the loops differ only in the statistics they add (see criteria.py)
-    if criterion == SQUARED_ERROR:
+    if criterion >= SQUARED_ERROR:
         if consecutive:
             node_codes = codes[first:first + (end - start)]
             for p in range(start, end):

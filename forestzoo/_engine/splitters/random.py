@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import SQUARED_ERROR
+from ..criteria import SQUARED_ERROR, q_of
 from ..data import value
 from ..rng import mix_randint, mix_uniform
 from ._common import (
@@ -110,7 +110,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         if n_nan == 0:
             n_left = 0.0
             w_left = 0.0
-            if criterion == SQUARED_ERROR:
+            if criterion >= SQUARED_ERROR:
                 s1 = 0.0
                 s2 = 0.0
                 for p in range(start, end):
@@ -119,7 +119,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
                     n_left += g
                     w_left += gw
                     s1 += gw * yr[p]
-                    s2 += gw * yr[p] * yr[p]
+                    if criterion == SQUARED_ERROR:
+                        s2 += gw * yr[p] * yr[p]
+                    else:
+                        s2 += gw * q_of(yr[p], criterion)
                 cum[2] = s1
                 cum[3] = s2
             elif cum.shape[0] == 4 and unit_w:  # two classes, every weight 1: integer counts (vectorised)
