@@ -310,6 +310,13 @@ def fill_paths(X, nodes, obl_ptr, obl_feature, obl_weight, indptr, indices):
             p += 1
 
 
+def _native(a):
+    """``a`` in the machine's byte order (a copy only when it is not)."""
+    if isinstance(a, np.ndarray) and not a.dtype.isnative:
+        return a.astype(a.dtype.newbyteorder("="))
+    return a
+
+
 class Tree:
     """A fitted tree: node array, value array and oblique side arrays.
 
@@ -446,6 +453,11 @@ class Tree:
         state = dict(self.__dict__)
         state.pop("_compact", None)
         return state
+
+    def __setstate__(self, state):
+        # A pickle written on a machine of the other byte order holds non-native arrays, which the
+        # compiled kernels cannot read: convert them once, here.
+        self.__dict__.update({k: _native(v) for k, v in state.items()})
 
     # -- prediction (X: float32, C-contiguous, validated by the caller) --
     def apply(self, X):
