@@ -220,6 +220,31 @@ def check_fit_data(estimator, X, y, sample_weight, classification):
     return X, y, sample_weight
 
 
+def regression_criterion(criterion):
+    """A regressor's ``criterion`` as scikit-learn's constructors take it.
+
+    ``"friedman_mse"`` is deprecated there (it always chose the same splits
+    as ``"squared_error"``) and maps to ``"squared_error"`` with a
+    ``FutureWarning``; any other value is returned unchanged (checked at fit).
+    """
+    if isinstance(criterion, str) and criterion == "friedman_mse":
+        import warnings
+
+        warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (scikit-learn 1.9) and maps to '
+                      '`"squared_error"`, which always chose the same splits. Use `criterion="squared_error"` to '
+                      "remove this warning.", FutureWarning, stacklevel=3)
+        return "squared_error"
+    return criterion
+
+
+def check_poisson_target(y):
+    """Raise unless ``y`` suits the Poisson deviance: no negative value and a positive sum."""
+    if np.any(y < 0):
+        raise ValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
+    if not np.sum(y) > 0:
+        raise ValueError("Sum of y is not positive which is necessary for Poisson regression.")
+
+
 def check_predict_data(estimator, X):
     """Validate ``X`` for prediction against the fitted feature count and names."""
     check_is_fitted(estimator)

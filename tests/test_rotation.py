@@ -156,7 +156,7 @@ def test_bootstrap_and_oob():
     X, y = make_classification(300, 8, random_state=10)
     rof = RotationForestClassifier(20, bootstrap=True, oob_score=True, random_state=0).fit(X, y)
     assert 0.7 < rof.oob_score_ <= 1.0
-    with pytest.raises(ValueError, match="oob_score=True and max_samples require bootstrap=True"):
+    with pytest.raises(ValueError, match="Out of bag estimation only available if bootstrap=True"):
         RotationForestClassifier(5, oob_score=True).fit(X, y)
 
 

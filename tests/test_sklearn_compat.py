@@ -4,9 +4,13 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import make_classification
+from sklearn.datasets import make_classification, make_regression
 
-from forestzoo import DecisionTreeClassifier, RandomForestClassifier
+from sklearn.base import clone
+
+from forestzoo import (
+    DecisionTreeClassifier, DecisionTreeRegressor, GradientBoostingClassifier, RandomForestClassifier, RandomForestRegressor,
+)
 
 
 def _swap_byte_order(tree):
@@ -29,3 +33,102 @@ def test_unpickled_arrays_of_the_other_byte_order_predict(Estimator):
     for member in getattr(restored, "estimators_", [restored]):
         assert member.tree_.nodes.dtype.isnative and member.tree_.values.dtype.isnative
     np.testing.assert_array_equal(restored.predict_proba(X), expected)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(n_estimators=3, random_state=0),
+    lambda: GradientBoostingClassifier(n_estimators=3, random_state=0),
+])
+def test_member_trees_refit_and_clone(make):
+    """A fitted ensemble's trees carry a random_state their own validation accepts."""
+    X, y = make_classification(200, 5, random_state=0)
+    est = make().fit(X, y)
+    members = np.ravel(est.estimators_)
+    for tree in members:
+        assert 0 <= tree.random_state < 2**32
+        clone(tree).fit(X, y)
+        tree.fit(X, y)
+
+
+def test_forest_is_a_sequence_of_its_trees():
+    X, y = make_classification(200, 5, random_state=0)
+    forest = RandomForestClassifier(n_estimators=4, random_state=0).fit(X, y)
+    assert len(forest) == 4
+    assert forest[1] is forest.estimators_[1]
+    assert forest[:2] == forest.estimators_[:2]
+    assert list(forest) == forest.estimators_
+    template = forest.estimator_
+    assert isinstance(template, DecisionTreeClassifier) and not hasattr(template, "tree_")
+    assert template.get_params()["max_features"] == forest.max_features
+    assert isinstance(forest.estimator, DecisionTreeClassifier)
+
+
+def test_callable_oob_score():
+    from sklearn.metrics import explained_variance_score, r2_score
+
+    X, y = make_regression(300, 5, noise=1.0, random_state=0)
+    plain = RandomForestRegressor(n_estimators=20, oob_score=True, random_state=0).fit(X, y)
+    custom = RandomForestRegressor(n_estimators=20, oob_score=explained_variance_score, random_state=0).fit(X, y)
+    seen = ~np.isnan(plain.oob_prediction_)
+    assert plain.oob_score_ == pytest.approx(r2_score(y[seen], plain.oob_prediction_[seen]))
+    assert custom.oob_score_ == pytest.approx(explained_variance_score(y[seen], custom.oob_prediction_[seen]))
+
+
+@pytest.mark.parametrize("max_samples, n_draws", [(250, 250), (1.5, 300), (0.5, 100), (0.333, 66)])
+def test_max_samples_as_scikit_learn_reads_it(max_samples, n_draws):
+    X, y = make_classification(200, 5, random_state=0)
+    forest = RandomForestClassifier(n_estimators=2, max_samples=max_samples, random_state=0).fit(X, y)
+    samples = forest.estimators_samples_
+    assert all(s.shape == (n_draws,) and s.dtype == np.int32 for s in samples)
+
+
+def test_bootstrap_messages_are_scikit_learns():
+    X, y = make_classification(100, 5, random_state=0)
+    with pytest.raises(ValueError, match="Out of bag estimation only available if bootstrap=True"):
+        RandomForestClassifier(bootstrap=False, oob_score=True).fit(X, y)
+    with pytest.raises(ValueError, match="`max_sample` cannot be set if `bootstrap=False`"):
+        RandomForestClassifier(bootstrap=False, max_samples=0.5).fit(X, y)
+    forest = RandomForestClassifier(n_estimators=2, warm_start=True, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match="Warm-start fitting without increasing n_estimators"):
+        forest.fit(X, y)
+
+
+@pytest.mark.parametrize("splitter", ["exact", "random", "hist", "stochastic"])
+def test_poisson_criterion(splitter):
+    """Poisson trees: scikit-learn's splits with the exact splitter, deviance impurities on every splitter."""
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 5))
+    y = rng.poisson(np.exp(0.8 * X[:, 0] - 0.5 * X[:, 1])).astype(float)
+    tree = DecisionTreeRegressor(criterion="poisson", splitter=splitter, max_depth=4, min_samples_leaf=5,
+                                 random_state=0).fit(X, y)
+    mean = y.mean()
+    half_deviance = np.mean(np.where(y > 0, y * np.log(np.where(y > 0, y, 1.0) / mean), 0.0) - y + mean)
+    assert tree.tree_.impurity[0] == pytest.approx(half_deviance, rel=1e-12)
+    assert np.all(tree.predict(X) > 0)  # no leaf of zero mean: a split must leave both sides a positive sum
+    if splitter == "exact":
+        # the same root split and the same predictions but where two candidates of equal cost (an
+        # outlier isolated by either of two features) are taken in another order
+        sk = SkTree(criterion="poisson", max_depth=4, min_samples_leaf=5, random_state=0).fit(X, y)
+        assert (tree.tree_.feature[0], tree.tree_.threshold[0]) == (sk.tree_.feature[0], sk.tree_.threshold[0])
+        assert np.mean(np.isclose(tree.predict(X), sk.predict(X), rtol=1e-12)) > 0.99
+
+
+def test_poisson_rejects_bad_targets():
+    X = np.arange(10.0).reshape(-1, 1)
+    with pytest.raises(ValueError, match="negative which is not allowed for Poisson"):
+        RandomForestRegressor(criterion="poisson", n_estimators=2).fit(X, np.linspace(-1, 1, 10))
+    with pytest.raises(ValueError, match="Sum of y is not positive"):
+        DecisionTreeRegressor(criterion="poisson").fit(X, np.zeros(10))
+
+
+def test_friedman_mse_is_squared_error_with_a_deprecation_warning():
+    X, y = make_regression(200, 4, random_state=0)
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        forest = RandomForestRegressor(n_estimators=3, criterion="friedman_mse", random_state=0)
+    assert forest.get_params()["criterion"] == "squared_error"
+    with pytest.warns(FutureWarning, match="friedman_mse"):
+        tree = DecisionTreeRegressor(criterion="friedman_mse", random_state=0)
+    plain = DecisionTreeRegressor(random_state=0).fit(X, y)
+    np.testing.assert_array_equal(tree.fit(X, y).predict(X), plain.predict(X))

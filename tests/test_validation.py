@@ -113,7 +113,7 @@ BAD_PARAMS = [
     ("max_features", 0),
     ("max_features", 1.5),
     ("max_samples", 0),
-    ("max_samples", 1.5),
+    ("max_samples", -0.5),
     ("max_bins", 0),
     ("max_bins", 256),
     ("class_weight", "foo"),

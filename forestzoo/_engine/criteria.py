@@ -25,9 +25,8 @@ SQUARED_ERROR = 2
 POISSON = 3
 
 #: Codes of the criteria; the regression ones are those ``>= SQUARED_ERROR`` (:func:`is_regression`).
-#: ``friedman_mse`` is squared error to the engine: Friedman's improvement (Friedman 2001, "Greedy
-#: function approximation", eq. 35) ranks splits as the decrease of squared error does, and the
-#: estimators scale ``min_impurity_decrease`` for it.
+#: ``friedman_mse`` is squared error: Friedman's improvement (Friedman 2001, "Greedy function
+#: approximation", eq. 35) ranks splits as the decrease of squared error does.
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR,
             "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
 

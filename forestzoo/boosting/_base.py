@@ -101,10 +101,12 @@ class BaseLearners:
 
     def wrap(self, tree, seed, classes=None, criterion="squared_error"):
         """A fitted forestzoo ``DecisionTree*`` around an engine tree, as ``estimators_`` holds it."""
+        # the tree's own random_state must pass its validation (0 <= seed < 2**32): the low 32 bits
+        random_state = int(seed) & 0xFFFFFFFF
         if classes is None:
-            est = DecisionTreeRegressor(**self.params, random_state=int(seed))
+            est = DecisionTreeRegressor(**self.params, random_state=random_state)
         else:
-            est = DecisionTreeClassifier(**self.params, criterion=criterion, random_state=int(seed))
+            est = DecisionTreeClassifier(**self.params, criterion=criterion, random_state=random_state)
             est.classes_ = classes
             est.n_classes_ = int(classes.shape[0])
         est.tree_ = tree

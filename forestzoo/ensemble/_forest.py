@@ -73,13 +73,24 @@ def balanced_weights(yk, counts, n_classes):
 
 
 def _n_draws(max_samples, n_samples):
+    """Rows drawn per bootstrap sample, by scikit-learn's rule.
+
+    ``None``: ``n_samples``; an int: that many (more than ``n_samples`` is
+    allowed); a float: ``max(int(max_samples * n_samples), 1)`` (truncated),
+    with scikit-learn's warning when that is fewer than ``max(10,
+    n_samples ** (1/3))``.
+    """
     if max_samples is None:
         return n_samples
     if isinstance(max_samples, Integral):
-        if max_samples > n_samples:
-            raise ValueError(f"max_samples={max_samples} must be <= n_samples={n_samples}.")
         return int(max_samples)
-    return max(1, int(round(n_samples * max_samples)))
+    n_draws = max(int(max_samples * n_samples), 1)
+    if n_draws < max(10, n_samples ** (1 / 3)):
+        warnings.warn(
+            f"Using the fractional value max_samples={max_samples} when the number of samples is {n_samples} "
+            f"results in a low number ({n_draws}) of bootstrap samples. We recommend passing `max_samples` as "
+            "an integer instead.", UserWarning)
+    return n_draws
 
 
 class BaseForest(EngineEstimator):
@@ -89,8 +100,8 @@ class BaseForest(EngineEstimator):
         **TREE_PARAMETER_CONSTRAINTS,
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "bootstrap": ["boolean"],
-        "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "oob_score": ["boolean"],
+        "max_samples": [None, Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, None, closed="neither")],
+        "oob_score": ["boolean", callable],
         "warm_start": ["boolean"],
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
@@ -110,8 +121,12 @@ class BaseForest(EngineEstimator):
         :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
         """
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
-        if not self.bootstrap and (self.oob_score or self.max_samples is not None):
-            raise ValueError("oob_score=True and max_samples require bootstrap=True.")
+        # scikit-learn's checks and messages, in its order
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` "
+                             "or set `max_sample=None`.")
+        if not self.bootstrap and self.oob_score:
+            raise ValueError("Out of bag estimation only available if bootstrap=True")
         yk, yr, n_values, classes = self._encode_target(y)
         n_samples = X.shape[0]
         params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_values)
@@ -127,12 +142,13 @@ class BaseForest(EngineEstimator):
             raise ValueError("warm_start=True needs the same classes as the previous fit.")
         if self.n_estimators < len(old):
             raise ValueError(
-                f"n_estimators={self.n_estimators} must be >= len(estimators_)={len(old)} when warm_start=True."
+                f"n_estimators={self.n_estimators} must be larger or equal to len(estimators_)={len(old)} when "
+                "warm_start==True"
             )
         seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
         new_seeds = seeds[len(old):]
         if len(new_seeds) == 0:
-            warnings.warn("warm_start=True and n_estimators unchanged: no new tree was fitted.", UserWarning)
+            warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning)
 
         data = self._prepare_fit_data(X, sample_weight, seeds)
         if not self.oob_score:
@@ -195,7 +211,10 @@ class BaseForest(EngineEstimator):
 
     def _wrap_tree(self, tree, seed, n_draws, params):
         """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row."""
-        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self), random_state=seed,
+        # random_state: the seed's low 32 bits, which the bootstrap draws use and the tree's own
+        # validation accepts (0 <= seed < 2**32), so that clone(tree).fit and tree.fit work
+        est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self),
+                               random_state=int(seed) & 0xFFFFFFFF,
                                ccp_alpha=getattr(self, "ccp_alpha", 0.0),
                                monotonic_cst=getattr(self, "monotonic_cst", None))
         est.tree_ = tree
@@ -302,6 +321,32 @@ class BaseForest(EngineEstimator):
         mean = np.mean(imps, axis=0)
         return mean / mean.sum()
 
+    # -- the trees as a sequence, as scikit-learn's ensembles give them ----------
+    def __len__(self):
+        """The number of fitted trees."""
+        return len(self.estimators_)
+
+    def __getitem__(self, index):
+        """The fitted tree(s) at ``index`` (an int or a slice) of ``estimators_``."""
+        return self.estimators_[index]
+
+    def __iter__(self):
+        """The fitted trees, in order."""
+        return iter(self.estimators_)
+
+    @property
+    def estimator(self):
+        """An unfitted tree of the forest's class (scikit-learn's base estimator of the ensemble)."""
+        return self._tree_class()
+
+    @property
+    def estimator_(self):
+        """The template of the forest's trees: an unfitted tree with the forest's tree parameters."""
+        check_is_fitted(self)
+        return self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self),
+                                ccp_alpha=getattr(self, "ccp_alpha", 0.0),
+                                monotonic_cst=getattr(self, "monotonic_cst", None))
+
     # -- out-of-bag ---------------------------------------------------------
     @property
     def estimators_samples_(self):
@@ -315,8 +360,10 @@ class BaseForest(EngineEstimator):
         """
         check_is_fitted(self)
         n = self._n_samples_fit
+        dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64  # int32, as scikit-learn's
         return [
-            bootstrap_indices(est.random_state, n, est._bootstrap_draws) if est._bootstrap_draws else np.arange(n)
+            (bootstrap_indices(est.random_state, n, est._bootstrap_draws) if est._bootstrap_draws
+             else np.arange(n)).astype(dtype, copy=False)
             for est in self.estimators_
         ]
 
@@ -376,8 +423,8 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         proba, seen = self._oob_mean_values(X)
         self.oob_decision_function_ = proba
-        self.oob_score_ = (accuracy_score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)]) if seen.any()
-                           else np.nan)
+        score = self.oob_score if callable(self.oob_score) else accuracy_score
+        self.oob_score_ = score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)]) if seen.any() else np.nan
 
 
 class ForestRegressor(RegressorMixin, BaseForest):
@@ -398,4 +445,5 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
         pred, seen = self._oob_mean_values(X)
         self.oob_prediction_ = pred[:, 0]
-        self.oob_score_ = r2_score(y[seen], self.oob_prediction_[seen]) if seen.any() else np.nan
+        score = self.oob_score if callable(self.oob_score) else r2_score
+        self.oob_score_ = score(y[seen], self.oob_prediction_[seen]) if seen.any() else np.nan

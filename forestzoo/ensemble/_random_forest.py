@@ -4,6 +4,7 @@ from numbers import Real
 
 from sklearn.utils._param_validation import Interval
 
+from .._validation import regression_criterion
 from ._forest import ForestClassifier, ForestRegressor
 
 _COMMON_DOC = """
@@ -44,9 +45,13 @@ _COMMON_DOC = """
     bootstrap : bool, default={bootstrap}
         Draw a bootstrap sample per tree, as integer weights (``X`` is never copied).
     max_samples : int, float or None, default=None
-        Bootstrap sample size (int) or fraction of ``n_samples`` (float).
-    oob_score : bool, default=False
-        Compute the out-of-bag score (needs ``bootstrap=True``).
+        Bootstrap sample size (int, may exceed ``n_samples``) or its ratio to
+        ``n_samples`` (float > 0, truncated: ``max(int(max_samples * n_samples), 1)``),
+        as in scikit-learn; needs ``bootstrap=True``.
+    oob_score : bool or callable, default=False
+        Compute the out-of-bag score (needs ``bootstrap=True``): accuracy or
+        R^2, or ``oob_score(y_true, y_pred)`` when a callable (e.g. a metric
+        of :mod:`sklearn.metrics`), on the rows that were out of bag at least once.
     warm_start : bool, default=False
         Keep the fitted trees and add ``n_estimators - len(estimators_)`` new ones;
         with an int ``random_state`` the result equals fitting all trees at once.
@@ -67,7 +72,9 @@ def _doc(crit, splitter, max_features, bootstrap):
 
 
 _CLF_CRIT = '{"gini", "entropy", "log_loss"}, default="gini"'
-_REG_CRIT = '{"squared_error"}, default="squared_error"'
+_REG_CRIT = ('{"squared_error", "poisson"}, default="squared_error"\n'
+             '        "poisson": the half Poisson deviance (``y >= 0``, positive sum); "friedman_mse" maps to\n'
+             '        "squared_error" with a ``FutureWarning``, as in scikit-learn 1.9.')
 _CLASS_WEIGHT_DOC = """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
         "balanced_subsample" recomputes the balanced weights on every bootstrap sample.
 """
@@ -166,7 +173,7 @@ class RandomForestRegressor(ForestRegressor):
                  warm_start=False, n_jobs=None, random_state=None, verbose=0, sdt_C=10, sdt_alpha=8,
                  sdt_min_features_fraction=0.005, sdt_n0=20):
         self.n_estimators = n_estimators
-        self.criterion = criterion
+        self.criterion = regression_criterion(criterion)
         self.splitter = splitter
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split

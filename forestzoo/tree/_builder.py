@@ -334,10 +334,6 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     max_depth = -1 if params.max_depth is None else int(params.max_depth)
     max_leaf_nodes = -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes)
     min_impurity_decrease = float(params.min_impurity_decrease)
-    if params.criterion == "friedman_mse":
-        # scikit-learn compares Friedman's improvement, the node's decrease of the weighted sum of
-        # squares, with min_impurity_decrease; the grower divides the decrease by the root's weight
-        min_impurity_decrease /= weights[idx].sum()
 
     def run(handle):
         return grower_for(data.splitter)(

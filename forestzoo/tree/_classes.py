@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._engine.binning import MAX_BINS
 from .._engine.prune import cost_complexity_path
 from .._engine.splitters import SPLITTERS
-from .._validation import check_fit_data, check_predict_data, keep_state_on_error
+from .._validation import check_fit_data, check_poisson_target, check_predict_data, keep_state_on_error, regression_criterion
 from ._builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MAX_SEED = np.iinfo(np.int32).max
@@ -40,7 +40,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "sdt_n0": [Interval(Integral, 1, None, closed="left")],
 }
 CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
-REGRESSION_CRITERIA = {"squared_error"}
+REGRESSION_CRITERIA = {"squared_error", "friedman_mse", "poisson"}
 
 
 class EngineEstimator(BaseEstimator):
@@ -73,7 +73,10 @@ class EngineEstimator(BaseEstimator):
         if self._is_classifier():
             classes, yk = np.unique(y, return_inverse=True)
             return yk.astype(np.int32), np.zeros(n), classes.shape[0], classes
-        return np.zeros(n, np.int32), y.astype(np.float64), 1, None
+        yr = y.astype(np.float64)
+        if getattr(self, "criterion", None) == "poisson":
+            check_poisson_target(yr)
+        return np.zeros(n, np.int32), yr, 1, None
 
     def _is_classifier(self):
         return isinstance(self, ClassifierMixin)
@@ -308,12 +311,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """A CART regression tree (squared error) grown by the forestzoo engine.
+    """A CART regression tree grown by the forestzoo engine.
 
     Parameters are those of :class:`DecisionTreeClassifier` without
     ``class_weight`` (``splitter="stochastic"`` and the ``sdt_*`` parameters
-    included); ``criterion`` is "squared_error".  Leaves predict the
-    weighted mean of their targets; ``monotonic_cst`` constrains that mean.
+    included); ``criterion`` is "squared_error" (the default) or "poisson"
+    (the half Poisson deviance, for counts and frequencies: ``y >= 0`` with a
+    positive sum; a split must leave both children a positive sum).
+    ``"friedman_mse"`` maps to "squared_error" with a ``FutureWarning``, as in
+    scikit-learn 1.9.  Leaves predict the weighted mean of their targets;
+    ``monotonic_cst`` constrains that mean.
 
     Examples
     --------
@@ -335,7 +342,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  max_bins=255, random_state=None, sdt_C=10, sdt_alpha=8, sdt_min_features_fraction=0.005,
                  sdt_n0=20, ccp_alpha=0.0, monotonic_cst=None):
         super().__init__(
-            criterion=criterion, splitter=splitter, max_depth=max_depth, min_samples_split=min_samples_split,
+            criterion=regression_criterion(criterion), splitter=splitter, max_depth=max_depth,
+            min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf, min_weight_fraction_leaf=min_weight_fraction_leaf,
             min_impurity_decrease=min_impurity_decrease,
             max_features=max_features, max_leaf_nodes=max_leaf_nodes, max_bins=max_bins,
