@@ -7,7 +7,7 @@ import pytest
 from forestzoo._engine.binning import MISSING_BIN, bin_data, compute_bin_edges
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo._jit import borrow, keep_alive
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 CLASSIFICATION = ["gini", "entropy"]
 
@@ -157,7 +157,7 @@ def test_apply_and_decision_path_match_naive_traversal(splitter):
 def test_histogram_subtraction_gives_the_same_tree():
     X, y, yk, yr, w, n_values = _data(2, n=3000, d=6, task="gini")
     data = prepare_data(X, "hist", 255)
-    import forestzoo.tree._builder as builder
+    import forestzoo._engine.builder as builder
 
     with_pool = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini"), 3)
     saved = builder._POOL_BYTES
@@ -308,7 +308,7 @@ def test_binning_on_threads_gives_the_same_codes():
 @pytest.mark.parametrize("weights", ["unit", "bootstrap"])
 def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monkeypatch):
     import forestzoo._engine.grower as grower
-    import forestzoo.tree._builder as builder
+    import forestzoo._engine.builder as builder
 
     X, yk, yr, w = _regression_with_nan(3, 6000, 12)
     n_values = 1
@@ -416,7 +416,7 @@ def test_table_to_nodes_matches_field_by_field_copy():
     """The compiled node-table conversion writes every field, and zero padding, as NumPy's field copies would."""
     from forestzoo._engine import grower
     from forestzoo._engine.tree import NODE_DTYPE
-    from forestzoo.tree._builder import table_to_nodes
+    from forestzoo._engine.builder import table_to_nodes
 
     rng = np.random.RandomState(0)
     n = 257

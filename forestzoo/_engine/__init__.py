@@ -18,6 +18,6 @@ Modules, one job each:
 * :mod:`.edit` -- pure edits of fitted trees (expand, prune, refit);
 * :mod:`.rng` -- a small counter-based RNG usable inside kernels.
 
-:mod:`forestzoo.tree._builder` prepares the training data and calls the
+:mod:`forestzoo._engine.builder` prepares the training data and calls the
 grower; the families reach the engine through it.
 """

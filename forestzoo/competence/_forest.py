@@ -15,7 +15,7 @@ from .._engine.splitters import SPLITTERS
 from .._engine.binning import MAX_BINS
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeParams
+from .._engine.builder import TreeParams
 from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._chain import build_chain, combine, tree_answers
 

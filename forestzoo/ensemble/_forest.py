@@ -26,7 +26,7 @@ from .._engine.tree import (
 )
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
+from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
     DecisionTreeRegressor, EngineEstimator,

@@ -51,7 +51,7 @@ from .._engine.node_model import project
 from .._engine.tree import TREE_LEAF, Tree
 from .._jit import njit
 from .._parallel import single_threaded_blas
-from ..tree._builder import grow, prepare_data
+from .._engine.builder import grow, prepare_data
 from ._forest import ForestClassifier, ForestRegressor
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotationForestMixin",
@@ -224,7 +224,7 @@ class RotationForestMixin:
     (default None), where ``X`` is the float32 matrix the predictor sees,
     ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``),
     ``basis`` the rotation (None for the identity), ``params`` the tree's
-    :class:`~forestzoo.tree._builder.TreeParams` and ``min_weight_leaf``
+    :class:`~forestzoo._engine.builder.TreeParams` and ``min_weight_leaf``
     the least weight of a leaf of this tree.  A node model must record its
     projections over the original features; its oblique splits are not
     held to ``monotonic_cst`` (the forests with node models do not take it).

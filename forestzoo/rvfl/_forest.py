@@ -38,7 +38,7 @@ from ..oblique._linear_models import MODEL_NAMES
 from ..oblique._node_model import THRESHOLDS
 from ..oblique._ova import one_vs_all_plan
 from ..oblique._planned import PlannedNodeModel
-from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._cv import RVFLClassifierCV
 from ._rvfl import ACTIVATIONS, _reject_nan, fit_rvfl, rvfl_scores

@@ -13,7 +13,7 @@ from .._engine.tree import Tree
 from .._parallel import Parallel
 from .._validation import check_fit_data
 from ..ensemble._forest import ForestClassifier, ForestRegressor, bootstrap_counts
-from ..tree._builder import TreeParams, TreeTarget, prepare_data, resolve_max_features
+from .._engine.builder import TreeParams, TreeTarget, prepare_data, resolve_max_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._ser import ser_tree
 from ._source import load_source, remap_classes

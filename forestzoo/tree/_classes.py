@@ -13,7 +13,7 @@ from .._engine.binning import MAX_BINS
 from .._engine.prune import cost_complexity_path
 from .._engine.splitters import SPLITTERS
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
-from ._builder import TreeParams, TreeTarget, grow, prepare_data
+from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MAX_SEED = np.iinfo(np.int32).max
 

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._engine.splitters import RANDOM
 from .._validation import check_fit_data, check_predict_data
-from ._builder import TrainingData, TreeParams, TreeTarget, grow
+from .._engine.builder import TrainingData, TreeParams, TreeTarget, grow
 from ._classes import _MAX_SEED, CLASSIFICATION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._haar_bank import build_bank, integral_images
 from ._haar_search import HaarNodeModel

@@ -1,4 +1,4 @@
-"""Glue between the estimators and the engine: data preparation and one-tree growth.
+"""Training data preparation and one-tree growth: what the estimators call to grow a tree.
 
 Everything here works on validated numpy arrays.  A forest prepares the
 training data once (:func:`prepare_data`: bins or the feature-major float
@@ -11,17 +11,17 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import ClassifierMixin
 
-from .._engine.binning import compute_bin_edges, bin_data
-from .._engine.criteria import CRITERIA, SQUARED_ERROR
-from .._engine.grower import (
+from .binning import compute_bin_edges, bin_data
+from .criteria import CRITERIA, SQUARED_ERROR
+from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
     COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grower_for,
 )
-from .._engine.node_model import registered
-from .._engine.prune import prune_tree
-from .._engine.rng import make_state
-from .._engine.splitters import HIST, SPLITTERS
-from .._engine.tree import NODE_DTYPE, Tree
+from .node_model import registered
+from .prune import prune_tree
+from .rng import make_state
+from .splitters import HIST, SPLITTERS
+from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
 # Histogram buffers kept per tree for the subtraction trick, capped in bytes.
