@@ -10,12 +10,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
-from .._engine.splitters import SPLITTERS
-from .._engine.binning import MAX_BINS
+from .._engine.api import MAX_BINS, SPLITTERS, TreeParams, draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from .._engine.builder import TreeParams
 from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._chain import build_chain, combine, tree_answers
 
@@ -96,7 +93,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     Attributes
     ----------
-    trees_ : list of forestzoo._engine.tree.Tree
+    trees_ : list of forestzoo._engine.api.Tree
         The smart trees, in order of synthesis.
     incompetent_ : list of ndarray of bool
         For every tree, True at its incompetence leaves.

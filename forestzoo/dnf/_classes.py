@@ -180,7 +180,7 @@ class DNDTClassifier(BaseDNF):
         n_classes = int(yk.max()) + 1
         if tree.values.shape[1] == n_classes:
             return tree
-        from .._engine.tree import Tree
+        from .._engine.api import Tree
 
         values = np.zeros((tree.values.shape[0], n_classes))
         values[:, tree_classes] = tree.values

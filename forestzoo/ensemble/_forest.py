@@ -20,13 +20,13 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
-from .._engine.tree import (
-    LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves, apply_compact,
+from .._engine.api import (
+    LeafValueTree, PredictionTree, Tree, TreeParams, TreeTarget, accumulate_compact, accumulate_compact_leaves,
+    apply_compact, draw_seeds, grow, prepare_data,
 )
+from .._engine.builder import sdt_values
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
 from ..tree._classes import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
     DecisionTreeRegressor, EngineEstimator,

@@ -30,7 +30,7 @@ from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._engine.rng import draw_seeds
+from .._engine.api import TreeParams, TreeTarget, draw_seeds, grow, prepare_data
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ..ensemble._forest import bootstrap_weights
@@ -38,7 +38,6 @@ from ..oblique._linear_models import MODEL_NAMES
 from ..oblique._node_model import THRESHOLDS
 from ..oblique._ova import one_vs_all_plan
 from ..oblique._planned import PlannedNodeModel
-from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._cv import RVFLClassifierCV
 from ._rvfl import ACTIVATIONS, _reject_nan, fit_rvfl, rvfl_scores
@@ -122,7 +121,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         The fitted search when ``tune_rvfl`` is set.
     bags_ : list of (rvfl_model, trees)
         Per bag, the RVFL (see :func:`fit_rvfl`) and its ``K`` trees
-        (:class:`forestzoo._engine.tree.Tree`, or None for an empty partition).
+        (:class:`forestzoo._engine.api.Tree`, or None for an empty partition).
     classes_, n_classes_, n_features_in_, feature_names_in_
 
     See Also

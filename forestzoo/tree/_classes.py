@@ -9,11 +9,8 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.binning import MAX_BINS
-from .._engine.prune import cost_complexity_path
-from .._engine.splitters import SPLITTERS
+from .._engine.api import MAX_BINS, SPLITTERS, TreeParams, TreeTarget, cost_complexity_path, grow, prepare_data
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
-from .._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MAX_SEED = np.iinfo(np.int32).max
 
@@ -239,7 +236,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     Attributes
     ----------
-    tree_ : forestzoo._engine.tree.Tree
+    tree_ : forestzoo._engine.api.Tree
         The fitted arrays (``nodes``, ``values``, oblique side arrays).
     classes_, n_classes_, n_features_in_, feature_names_in_, max_features_,
     feature_importances_

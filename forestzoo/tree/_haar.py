@@ -13,9 +13,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.splitters import RANDOM
+from .._engine.api import RANDOM, TrainingData, TreeParams, TreeTarget, grow
 from .._validation import check_fit_data, check_predict_data
-from .._engine.builder import TrainingData, TreeParams, TreeTarget, grow
 from ._classes import _MAX_SEED, CLASSIFICATION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._haar_bank import build_bank, integral_images
 from ._haar_search import HaarNodeModel
@@ -74,7 +73,7 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
 
     Attributes
     ----------
-    tree_ : forestzoo._engine.tree.Tree
+    tree_ : forestzoo._engine.api.Tree
         Nodes over integral-image entries: each split's Haar feature is an
         oblique projection (side arrays) on the flattened integral image.
     classes_, n_classes_ : the class labels and their number
