@@ -446,10 +446,11 @@ def test_tree_params_resolve_the_estimator_parameters_once():
     from dataclasses import FrozenInstanceError
 
     from forestzoo import GradientBoostingRegressor, RandomForestClassifier
+    from forestzoo._base import tree_params
 
     rf = RandomForestClassifier(max_features="sqrt", min_samples_split=3, min_samples_leaf=0.1, max_depth=4,
                                 min_weight_fraction_leaf=0.05, monotonic_cst=[1] + [0] * 15, sdt_C=4, ccp_alpha=0.5)
-    p = TreeParams.from_estimator(rf, 100, 16, 2)
+    p = tree_params(rf, 100, 16, 2)
     assert (p.criterion, p.max_features, p.max_depth) == ("gini", 4, 4)
     assert (p.min_samples_split, p.min_samples_leaf) == (20, 10)  # a split leaves two leaves of 10 rows
     assert (p.min_weight_fraction_leaf, p.ccp_alpha) == (0.05, 0.5)
@@ -458,10 +459,10 @@ def test_tree_params_resolve_the_estimator_parameters_once():
     with pytest.raises(FrozenInstanceError):
         p.max_depth = 5
     with pytest.raises(ValueError, match="multiclass"):
-        TreeParams.from_estimator(rf, 100, 16, 3)
+        tree_params(rf, 100, 16, 3)
     # an estimator without a parameter gets the engine's default; overrides win over the estimator's values
     gb = GradientBoostingRegressor(max_features=0.5)
-    q = TreeParams.from_estimator(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
+    q = tree_params(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
     assert (q.max_features, q.min_samples_split, q.min_samples_leaf) == (5, 6, 3)
     assert (q.ccp_alpha, q.monotonic_cst, q.sdt) == (0.0, None, TreeParams("gini").sdt)
     with pytest.raises(ValueError, match="number of features"):

@@ -17,9 +17,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import CLASSIFICATION_CRITERIA, EngineEstimator
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 from ._rounds import (
     discrete_round, gentle_targets, leaf_classes, logit_targets, logit_update, m2_round, real_leaf_scores,

@@ -8,9 +8,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import EngineEstimator
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import EngineEstimator
 from ._adaboost import draw_round_weights
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 

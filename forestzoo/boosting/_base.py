@@ -17,7 +17,8 @@ import numpy as np
 from joblib import delayed, effective_n_jobs
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
-from .._engine.api import MAX_BINS, SPLITTERS, TreeParams, accumulate_compact, grow
+from .._base import tree_params
+from .._engine.api import MAX_BINS, SPLITTERS, accumulate_compact, grow
 from .._parallel import Parallel
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -66,7 +67,7 @@ class BaseLearners:
         # ``fixed``: base-learner parameters the estimator does not expose (e.g. splitter="hist")
         self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
         # the trees' TreeParams, resolved once, for each criterion a round may grow with
-        base = TreeParams.from_estimator(estimator, n_samples, data.n_features, criterion="squared_error",
+        base = tree_params(estimator, n_samples, data.n_features, criterion="squared_error",
                                          **self.params)
         criteria = {"squared_error", getattr(estimator, "criterion", "squared_error")}
         self.tree_params = {c: replace(base, criterion=c) for c in criteria}

@@ -10,10 +10,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.api import MAX_BINS, SPLITTERS, TreeParams, draw_seeds
+from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, tree_params
+from .._engine.api import MAX_BINS, SPLITTERS, draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._chain import build_chain, combine, tree_answers
 
 #: Values of ``gamma`` tried by ``gamma="auto"``.  With ``n`` features and a
@@ -189,8 +189,8 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     # -- fitting -----------------------------------------------------------
     def _tree_params(self, X, n_classes):
-        """The :class:`TreeParams` of the chain's trees on ``X`` (a node of two rows may split)."""
-        return TreeParams.from_estimator(self, X.shape[0], X.shape[1], n_classes, min_samples_split=2)
+        """The :class:`~forestzoo._engine.api.TreeParams` of the chain's trees on ``X`` (a node of two rows may split)."""
+        return tree_params(self, X.shape[0], X.shape[1], n_classes, min_samples_split=2)
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, classification=True)

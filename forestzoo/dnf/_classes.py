@@ -5,9 +5,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._base import CLASSIFICATION_CRITERIA
 from ..ensemble import RandomForestClassifier
 from ..tree import DecisionTreeClassifier
-from ..tree._classes import CLASSIFICATION_CRITERIA
 from ._base import BaseDNF
 
 _TREE_CONSTRAINTS = {

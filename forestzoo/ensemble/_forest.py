@@ -20,17 +20,17 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from .._base import (
+    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, sdt_values,
+    tree_params,
+)
 from .._engine.api import (
-    LeafValueTree, PredictionTree, Tree, TreeParams, TreeTarget, accumulate_compact, accumulate_compact_leaves,
+    LeafValueTree, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
     apply_compact, draw_seeds, grow, prepare_data,
 )
-from .._engine.builder import sdt_values
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import (
-    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator,
-)
+from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 _TREE_PARAMS = (
     "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -102,7 +102,7 @@ class BaseForest(EngineEstimator):
         """The bagging loop; subclasses change it through the hooks below, not by copying it.
 
         Per forest: validation, target encoding, the tree parameters
-        (:class:`TreeParams`, resolved once), class weights, the trees'
+        (:class:`~forestzoo._engine.api.TreeParams`, resolved once), class weights, the trees'
         seeds and :meth:`_prepare_fit_data`.  Per tree, on joblib threads:
         the weights (bootstrap counts, with a fallback to every weighted row
         when a draw holds only rows of weight 0; per-sample balanced class
@@ -114,7 +114,7 @@ class BaseForest(EngineEstimator):
             raise ValueError("oob_score=True and max_samples require bootstrap=True.")
         yk, yr, n_values, classes = self._encode_target(y)
         n_samples = X.shape[0]
-        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_values)
+        params = tree_params(self, n_samples, X.shape[1], n_values)
         target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
@@ -184,7 +184,7 @@ class BaseForest(EngineEstimator):
         """One engine :class:`Tree` grown on ``data`` (from :meth:`_prepare_fit_data`) with ``weights``.
 
         ``target`` is the forest's :class:`TreeTarget`, ``params`` its
-        :class:`TreeParams`, ``seed`` the tree's seed.  Runs on a joblib
+        :class:`~forestzoo._engine.api.TreeParams`, ``seed`` the tree's seed.  Runs on a joblib
         thread, inside :meth:`_growing_context`.
         """
         return grow(data, target, weights, params, seed)
