@@ -12,8 +12,8 @@
   :func:`sdt_values`);
 * :data:`MAX_SEED` -- the exclusive upper bound of the seeds an estimator
   draws from its ``random_state`` for the trees and sub-estimators it fits;
-* :func:`forest_importances` -- impurity-based feature importances of an
-  ensemble of trees.
+* :func:`importance_sum` and :func:`forest_importances` -- impurity-based
+  (MDI) feature importances of an ensemble of trees.
 
 The engine is reached through :mod:`forestzoo._engine.api` only, and never
 imports this module.
@@ -178,3 +178,25 @@ class EngineEstimator(BaseEstimator):
 
     def _is_classifier(self):
         return isinstance(self, ClassifierMixin)
+
+
+def importance_sum(trees, n_features, weights=None, normalize_trees=True):
+    """The impurity-based (MDI) importances of ``trees`` summed in tree order, shape (n_features,).
+
+    Each tree's importances are normalised to sum to one first when
+    ``normalize_trees`` (scikit-learn's forests and AdaBoost), its raw
+    impurity decreases otherwise (gradient boosting), and multiplied by
+    ``weights[t]`` when ``weights`` is given.
+    """
+    imp = np.zeros(n_features)
+    for t, tree in enumerate(trees):
+        mdi = tree.compute_feature_importances(normalize=normalize_trees)
+        imp += mdi if weights is None else weights[t] * mdi
+    return imp
+
+
+def forest_importances(trees, n_features, weights=None, normalize_trees=True):
+    """:func:`importance_sum` normalised to sum to one; all zeros when no tree's splits decrease the impurity."""
+    imp = importance_sum(trees, n_features, weights, normalize_trees)
+    total = imp.sum()
+    return imp / total if total > 0 else imp

@@ -19,7 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import MAX_SEED, EngineEstimator
+from .._base import MAX_SEED, EngineEstimator, forest_importances
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._threads import ThreadBatches
 from .._validation import check_fit_data, check_predict_data
@@ -196,11 +196,8 @@ class BaseGradientBoosting(EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) summed over all trees, normalised to sum to one."""
         check_is_fitted(self)
-        imp = np.zeros(self.n_features_in_)
-        for e in self.estimators_.ravel():
-            imp += e.tree_.compute_feature_importances(normalize=False)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+        return forest_importances([e.tree_ for e in self.estimators_.ravel()], self.n_features_in_,
+                                  normalize_trees=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

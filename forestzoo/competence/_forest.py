@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, tree_params
+from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, forest_importances, tree_params
 from .._engine.api import MAX_BINS, SPLITTERS, draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
@@ -318,6 +318,4 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) of the trees' splits, normalised to sum to one."""
         check_is_fitted(self)
-        imp = np.sum([t.compute_feature_importances(normalize=False) for t in self.trees_], axis=0)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+        return forest_importances(self.trees_, self.n_features_in_, normalize_trees=False)

@@ -21,8 +21,8 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
-    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, sdt_values,
-    tree_params,
+    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, importance_sum,
+    sdt_values, tree_params,
 )
 from .._engine.api import (
     LeafValueTree, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
@@ -296,10 +296,10 @@ class BaseForest(EngineEstimator):
     def feature_importances_(self):
         """Mean decrease in impurity averaged over trees, normalised to sum to one."""
         check_is_fitted(self)
-        imps = [e.tree_.compute_feature_importances() for e in self.estimators_ if e.tree_.node_count > 1]
-        if not imps:
+        trees = [e.tree_ for e in self.estimators_ if e.tree_.node_count > 1]
+        if not trees:
             return np.zeros(self.n_features_in_)
-        mean = np.mean(imps, axis=0)
+        mean = importance_sum(trees, self.n_features_in_) / len(trees)
         return mean / mean.sum()
 
     # -- out-of-bag ---------------------------------------------------------
