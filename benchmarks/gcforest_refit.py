@@ -27,6 +27,7 @@ from sklearn.base import clone
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_deep as B  # noqa: E402
 
+from forestzoo._base import MAX_SEED  # noqa: E402
 from forestzoo.deep import _level, _scanning  # noqa: E402
 from forestzoo.deep._windows import sample_windows  # noqa: E402
 
@@ -34,7 +35,7 @@ _fold_fit, _grain_fit = _level.KFoldEstimator.fit, _scanning.Grain.fit
 
 
 def _refit_estimator(template, rng, X, y, sample_weight):
-    est = clone(template).set_params(random_state=int(rng.randint(_level._MAX_SEED)))
+    est = clone(template).set_params(random_state=int(rng.randint(MAX_SEED)))
     est.fit(X, y, sample_weight=sample_weight)
     est._keep_prediction_only()
     return est
@@ -51,7 +52,7 @@ def grain_fit_refit(self, X, y, sample_weight, folds, rng, max_window_samples, w
     """The shipped scanning fit, then one forest per kind on the windows of all rows."""
     out = _grain_fit(self, X, y, sample_weight, folds, rng, max_window_samples, working_memory, out)
     wins, owner = sample_windows(X, self.image, self.window, self.stride, np.arange(X.shape[0]),
-                                 max_window_samples, int(rng.randint(_level._MAX_SEED)))
+                                 max_window_samples, int(rng.randint(MAX_SEED)))
     for forest in self.forests:
         forest.estimators_ = [_refit_estimator(forest.template, rng, wins, y[owner], sample_weight[owner])]
     return out

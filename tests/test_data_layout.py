@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 def _sparse_data(seed, n=400, d=8):

@@ -7,7 +7,7 @@ import pytest
 from forestzoo._engine.binning import MISSING_BIN, bin_data, compute_bin_edges
 from forestzoo._engine.tree import TREE_LEAF
 from forestzoo._jit import borrow, keep_alive
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 CLASSIFICATION = ["gini", "entropy"]
 
@@ -157,7 +157,7 @@ def test_apply_and_decision_path_match_naive_traversal(splitter):
 def test_histogram_subtraction_gives_the_same_tree():
     X, y, yk, yr, w, n_values = _data(2, n=3000, d=6, task="gini")
     data = prepare_data(X, "hist", 255)
-    import forestzoo.tree._builder as builder
+    import forestzoo._engine.builder as builder
 
     with_pool = grow(data, TreeTarget(yk, yr, n_values), w, TreeParams("gini"), 3)
     saved = builder._POOL_BYTES
@@ -308,7 +308,7 @@ def test_binning_on_threads_gives_the_same_codes():
 @pytest.mark.parametrize("weights", ["unit", "bootstrap"])
 def test_node_local_copies_give_the_same_tree(splitter, criterion, weights, monkeypatch):
     import forestzoo._engine.grower as grower
-    import forestzoo.tree._builder as builder
+    import forestzoo._engine.builder as builder
 
     X, yk, yr, w = _regression_with_nan(3, 6000, 12)
     n_values = 1
@@ -416,7 +416,7 @@ def test_table_to_nodes_matches_field_by_field_copy():
     """The compiled node-table conversion writes every field, and zero padding, as NumPy's field copies would."""
     from forestzoo._engine import grower
     from forestzoo._engine.tree import NODE_DTYPE
-    from forestzoo.tree._builder import table_to_nodes
+    from forestzoo._engine.builder import table_to_nodes
 
     rng = np.random.RandomState(0)
     n = 257
@@ -446,10 +446,11 @@ def test_tree_params_resolve_the_estimator_parameters_once():
     from dataclasses import FrozenInstanceError
 
     from forestzoo import GradientBoostingRegressor, RandomForestClassifier
+    from forestzoo._base import tree_params
 
     rf = RandomForestClassifier(max_features="sqrt", min_samples_split=3, min_samples_leaf=0.1, max_depth=4,
                                 min_weight_fraction_leaf=0.05, monotonic_cst=[1] + [0] * 15, sdt_C=4, ccp_alpha=0.5)
-    p = TreeParams.from_estimator(rf, 100, 16, 2)
+    p = tree_params(rf, 100, 16, 2)
     assert (p.criterion, p.max_features, p.max_depth) == ("gini", 4, 4)
     assert (p.min_samples_split, p.min_samples_leaf) == (20, 10)  # a split leaves two leaves of 10 rows
     assert (p.min_weight_fraction_leaf, p.ccp_alpha) == (0.05, 0.5)
@@ -458,10 +459,10 @@ def test_tree_params_resolve_the_estimator_parameters_once():
     with pytest.raises(FrozenInstanceError):
         p.max_depth = 5
     with pytest.raises(ValueError, match="multiclass"):
-        TreeParams.from_estimator(rf, 100, 16, 3)
+        tree_params(rf, 100, 16, 3)
     # an estimator without a parameter gets the engine's default; overrides win over the estimator's values
     gb = GradientBoostingRegressor(max_features=0.5)
-    q = TreeParams.from_estimator(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
+    q = tree_params(gb, 50, 10, criterion="squared_error", min_samples_leaf=3)
     assert (q.max_features, q.min_samples_split, q.min_samples_leaf) == (5, 6, 3)
     assert (q.ccp_alpha, q.monotonic_cst, q.sdt) == (0.0, None, TreeParams("gini").sdt)
     with pytest.raises(ValueError, match="number of features"):

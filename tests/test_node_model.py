@@ -10,7 +10,7 @@ from forestzoo._engine.node_model import (
     NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, NodeModel,
 )
 from forestzoo._engine.tree import TREE_LEAF
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 class FixedProjection(NodeModel):

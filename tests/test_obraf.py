@@ -20,7 +20,7 @@ from forestzoo.oblique._planned import PlannedNodeModel
 from forestzoo.oblique._ranking import (
     all_partitions, class_distances, hyperclass_partitions, ideal_gini, rank_partitions, separability,
 )
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 
 def _gini(c):

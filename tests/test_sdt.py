@@ -11,7 +11,7 @@ from forestzoo import (
     RandomForestRegressor,
 )
 from forestzoo._engine.splitters.stochastic import sdt_plan, sort_pairs
-from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
 _MASK = (1 << 64) - 1
 

@@ -157,7 +157,7 @@ def test_ser_end_to_end_matches_naive_expand_then_reduce():
     from sklearn.utils import check_random_state
 
     from forestzoo._engine.rng import draw_seeds
-    from forestzoo.tree._builder import TreeParams, TreeTarget, grow, prepare_data
+    from forestzoo._engine.builder import TreeParams, TreeTarget, grow, prepare_data
 
     (Xs, ys), (Xt, yt) = _domains(11, n_tgt=240)
     src = DecisionTreeClassifier(max_depth=3, min_samples_leaf=4, random_state=0).fit(Xs, ys)

@@ -18,7 +18,7 @@ is partitioned in place, stably, so each node's rows stay sorted and the
 kernels walk the feature-major code matrix forward.
 
 Output: a ``float64`` table with one row per node (columns ``COL_*``) and a
-value table; :mod:`forestzoo.tree._builder` turns them into ``NODE_DTYPE``.
+value table; :mod:`forestzoo._engine.builder` turns them into ``NODE_DTYPE``.
 """
 
 import warnings

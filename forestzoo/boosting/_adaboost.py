@@ -17,10 +17,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
+from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, forest_importances
+from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeTarget, prepare_data
-from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 from ._rounds import (
     discrete_round, gentle_targets, leaf_classes, logit_targets, logit_update, m2_round, real_leaf_scores,
@@ -438,12 +437,12 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) of the base trees, averaged with the round weights; sums to one."""
         check_is_fitted(self)
-        imp = np.zeros(self.n_features_in_)
+        trees, weights = [], []
         for est, weight in zip(self.estimators_, self.estimator_weights_):
             for e in (est if isinstance(est, list) else [est]):
-                imp += weight * e.tree_.compute_feature_importances()
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+                trees.append(e.tree_)
+                weights.append(weight)
+        return forest_importances(trees, self.n_features_in_, weights)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

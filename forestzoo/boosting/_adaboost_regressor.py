@@ -8,10 +8,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
+from .._base import EngineEstimator, forest_importances
+from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeTarget, prepare_data
-from ..tree._classes import EngineEstimator
 from ._adaboost import draw_round_weights
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 
@@ -241,11 +240,8 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) of the trees averaged with the round weights; sums to one."""
         check_is_fitted(self)
-        imp = np.zeros(self.n_features_in_)
-        for e, weight in zip(self.estimators_, self.estimator_weights_):
-            imp += weight * e.tree_.compute_feature_importances()
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+        trees = [e.tree_ for e, _ in zip(self.estimators_, self.estimator_weights_)]
+        return forest_importances(trees, self.n_features_in_, self.estimator_weights_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -3,7 +3,7 @@
 A boosting fit prepares the training matrix once (:func:`prepare_data`: bins
 for ``splitter="hist"``, the feature-major float matrix otherwise) and then
 grows one shallow tree per round (per class and round for the K-class
-algorithms) with that round's weights, through :func:`forestzoo.tree._builder.grow`.
+algorithms) with that round's weights, through :func:`forestzoo._engine.api.grow`.
 Nothing here copies the grower or the predictor: rows are routed with
 :meth:`Tree.apply` and ensembles are summed with the engine's
 :func:`accumulate_compact`.
@@ -17,11 +17,9 @@ import numpy as np
 from joblib import delayed, effective_n_jobs
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
-from .._engine.binning import MAX_BINS
-from .._engine.splitters import SPLITTERS
-from .._engine.tree import accumulate_compact
+from .._base import tree_params
+from .._engine.api import MAX_BINS, SPLITTERS, accumulate_compact, grow
 from .._parallel import Parallel
-from ..tree._builder import TreeParams, grow
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 #: Constraints of the base-learner parameters every boosting estimator exposes.
@@ -54,7 +52,7 @@ class BaseLearners:
     ----------
     estimator : the boosting estimator (its base-learner parameters are read).
     **fixed : values for base-learner parameters the estimator does not expose.
-    data : :class:`forestzoo.tree._builder.TrainingData`, prepared once.
+    data : :class:`forestzoo._engine.api.TrainingData`, prepared once.
     X : the float32 training matrix ``data`` was prepared from (needed by
         ``grow(..., return_leaves=True)``).
     n_samples : rows of the training matrix (fractions in the leaf-size
@@ -69,7 +67,7 @@ class BaseLearners:
         # ``fixed``: base-learner parameters the estimator does not expose (e.g. splitter="hist")
         self.params = {p: fixed[p] if p in fixed else getattr(estimator, p) for p in _TREE_PARAMS}
         # the trees' TreeParams, resolved once, for each criterion a round may grow with
-        base = TreeParams.from_estimator(estimator, n_samples, data.n_features, criterion="squared_error",
+        base = tree_params(estimator, n_samples, data.n_features, criterion="squared_error",
                                          **self.params)
         criteria = {"squared_error", getattr(estimator, "criterion", "squared_error")}
         self.tree_params = {c: replace(base, criterion=c) for c in criteria}
@@ -77,7 +75,7 @@ class BaseLearners:
     def grow(self, target, weights, criterion, seed, return_leaves=False, hist_threads=1):
         """One tree on the rows with positive ``weights``; returns the engine :class:`Tree`.
 
-        ``target`` is a :class:`forestzoo.tree._builder.TreeTarget`,
+        ``target`` is a :class:`forestzoo._engine.api.TreeTarget`,
         ``criterion`` "squared_error" or the estimator's own criterion.
 
         With ``return_leaves``, returns ``(tree, leaves)``, the leaf of every

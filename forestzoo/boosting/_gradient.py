@@ -19,16 +19,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
+from .._base import MAX_SEED, EngineEstimator, forest_importances
+from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._threads import ThreadBatches
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeTarget, prepare_data
-from ..tree._classes import EngineEstimator
 from ._base import BASE_LEARNER_CONSTRAINTS, LEARNING_RATE, BaseLearners, accumulate, drop_unweighted
 from ._losses import make_loss
 from ._rounds import softmax
 
-_MAX_SEED = np.iinfo(np.int32).max
 #: Newton-style trees are fitted to ``r / h`` with weights ``w h``; ``h`` is floored here so
 #: that a saturated row cannot make the working response overflow.
 _H_FLOOR = 1e-10
@@ -75,7 +73,7 @@ class BaseGradientBoosting(EngineEstimator):
         val = None
         if self.n_iter_no_change is not None:
             rows = np.arange(X.shape[0])
-            tr, va = train_test_split(rows, test_size=self.validation_fraction, random_state=rs.randint(_MAX_SEED),
+            tr, va = train_test_split(rows, test_size=self.validation_fraction, random_state=rs.randint(MAX_SEED),
                                       stratify=target if classification else None)
             tr, va = np.sort(tr), np.sort(va)
             val = (X[va], target[va], sw[va])
@@ -198,11 +196,8 @@ class BaseGradientBoosting(EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) summed over all trees, normalised to sum to one."""
         check_is_fitted(self)
-        imp = np.zeros(self.n_features_in_)
-        for e in self.estimators_.ravel():
-            imp += e.tree_.compute_feature_importances(normalize=False)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+        return forest_importances([e.tree_ for e in self.estimators_.ravel()], self.n_features_in_,
+                                  normalize_trees=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

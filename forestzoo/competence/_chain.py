@@ -11,7 +11,7 @@ holds at least one tree.
 
 import numpy as np
 
-from ..tree._builder import TreeTarget, grow, prepare_data
+from .._engine.api import TreeTarget, grow, prepare_data
 from ._smart_tree import mdl_prune
 
 
@@ -27,7 +27,7 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
     n_classes : int
     gamma : float > 0
     seeds : sequence of int, one per candidate tree (at least one)
-    params : :class:`forestzoo.tree._builder.TreeParams` of every tree
+    params : :class:`forestzoo._engine.api.TreeParams` of every tree
     max_estimators : int
         Most trees kept.
     patience : int
@@ -37,7 +37,7 @@ def build_chain(X, yk, weights, n_classes, gamma, seeds, params, max_estimators,
         ``splitter="random"``) can differ from a failed candidate grown on the
         same rows.
     splitter, max_bins : how the training matrix is prepared once for the
-        chain (:func:`forestzoo.tree._builder.prepare_data`).
+        chain (:func:`forestzoo._engine.api.prepare_data`).
 
     Returns
     -------

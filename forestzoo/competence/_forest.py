@@ -10,13 +10,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
-from .._engine.splitters import SPLITTERS
-from .._engine.binning import MAX_BINS
+from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, forest_importances, tree_params
+from .._engine.api import MAX_BINS, SPLITTERS, draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeParams
-from ..tree._classes import CLASSIFICATION_CRITERIA, EngineEstimator
 from ._chain import build_chain, combine, tree_answers
 
 #: Values of ``gamma`` tried by ``gamma="auto"``.  With ``n`` features and a
@@ -96,7 +93,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     Attributes
     ----------
-    trees_ : list of forestzoo._engine.tree.Tree
+    trees_ : list of forestzoo._engine.api.Tree
         The smart trees, in order of synthesis.
     incompetent_ : list of ndarray of bool
         For every tree, True at its incompetence leaves.
@@ -192,8 +189,8 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     # -- fitting -----------------------------------------------------------
     def _tree_params(self, X, n_classes):
-        """The :class:`TreeParams` of the chain's trees on ``X`` (a node of two rows may split)."""
-        return TreeParams.from_estimator(self, X.shape[0], X.shape[1], n_classes, min_samples_split=2)
+        """The :class:`~forestzoo._engine.api.TreeParams` of the chain's trees on ``X`` (a node of two rows may split)."""
+        return tree_params(self, X.shape[0], X.shape[1], n_classes, min_samples_split=2)
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, classification=True)
@@ -321,6 +318,4 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
     def feature_importances_(self):
         """Impurity decrease (MDI) of the trees' splits, normalised to sum to one."""
         check_is_fitted(self)
-        imp = np.sum([t.compute_feature_importances(normalize=False) for t in self.trees_], axis=0)
-        total = imp.sum()
-        return imp / total if total > 0 else imp
+        return forest_importances(self.trees_, self.n_features_in_, normalize_trees=False)

@@ -25,7 +25,7 @@ equivalence holds only in distribution.
 
 import numpy as np
 
-from .._engine.tree import NODE_DTYPE, TREE_LEAF, Tree
+from .._engine.api import NODE_DTYPE, TREE_LEAF, Tree
 from .._jit import njit
 
 #: Slack on the comparisons of weighted error counts, which are sums of floats.
@@ -83,7 +83,7 @@ def mdl_prune(tree, gamma, n_features, d=1):
 
     Parameters
     ----------
-    tree : forestzoo._engine.tree.Tree
+    tree : forestzoo._engine.api.Tree
         A classification tree grown without a stopping rule.
     gamma : float > 0
     n_features : int

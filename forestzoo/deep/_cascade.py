@@ -7,11 +7,10 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._base import MAX_SEED, EngineEstimator
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import EngineEstimator
 from ._level import cascade_transform, forest_templates, grow_cascade, make_folds, mean_vector
 
-_MAX_SEED = np.iinfo(np.int32).max
 
 #: Constraints of the cascade's forests, shared with :class:`GCForestClassifier`.
 CASCADE_PARAMETER_CONSTRAINTS = {
@@ -91,7 +90,7 @@ class BaseCascadeForest(EngineEstimator):
         target = yk if classification else yr
         rng = check_random_state(self.random_state)
         templates = cascade_templates(self, classification)
-        folds = make_folds(target, self.n_folds, classification, int(rng.randint(_MAX_SEED)), sample_weight)
+        folds = make_folds(target, self.n_folds, classification, int(rng.randint(MAX_SEED)), sample_weight)
         levels, scores, vectors = grow_cascade(
             [X], target, sample_weight, folds, rng, templates, n_outputs, classification,
             self.max_levels, self.n_tolerant_rounds, self.verbose,

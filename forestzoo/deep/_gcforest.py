@@ -7,13 +7,11 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt
 
+from .._base import MAX_SEED, EngineEstimator
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import EngineEstimator
 from ._cascade import CASCADE_PARAMETER_CONSTRAINTS, cascade_templates, tree_count
 from ._level import cascade_transform, grow_cascade, make_folds, mean_vector
 from ._scanning import SCANNING_PARAMETER_CONSTRAINTS, make_grains, scanning_templates
-
-_MAX_SEED = np.iinfo(np.int32).max
 
 
 class GCForestClassifier(ClassifierMixin, EngineEstimator):
@@ -174,7 +172,7 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
             self.scan_n_estimators, None, self.scan_min_samples_leaf, self.max_features, self.n_jobs))
         cascade = cascade_templates(self, classification=True)
         rng = check_random_state(self.random_state)
-        folds = make_folds(yk, self.n_folds, True, int(rng.randint(_MAX_SEED)), sample_weight)
+        folds = make_folds(yk, self.n_folds, True, int(rng.randint(MAX_SEED)), sample_weight)
         features = []
         for i, grain in enumerate(grains):
             out = np.empty((X.shape[0], grain.n_features_out), dtype=np.float32)

@@ -16,9 +16,8 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 
+from .._base import MAX_SEED
 from ..ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
-
-_MAX_SEED = np.iinfo(np.int32).max
 
 
 def make_folds(y, n_folds, classification, seed, sample_weight=None):
@@ -118,7 +117,7 @@ class KFoldEstimator:
         for test in folds:
             train = np.ones(n_samples, dtype=bool)
             train[test] = False
-            est = clone(self.template).set_params(random_state=int(rng.randint(_MAX_SEED)))
+            est = clone(self.template).set_params(random_state=int(rng.randint(MAX_SEED)))
             est.fit(X[train], y[train], sample_weight=None if sample_weight is None else sample_weight[train])
             oof[test] = self._vector(est, X[test])
             # from here on the fold forest is only predicted with: it keeps only what prediction reads

@@ -8,13 +8,12 @@ from sklearn.base import TransformerMixin, _fit_context, clone
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._base import MAX_SEED, EngineEstimator
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ..ensemble import ExtraTreesClassifier, RandomForestClassifier
-from ..tree._classes import EngineEstimator
 from ._level import KFoldEstimator, make_folds
 from ._windows import grid, resolve_image_shape, resolve_windows, sample_windows, windows_of
 
-_MAX_SEED = np.iinfo(np.int32).max
 
 #: Constraints of the scanning parameters, shared with :class:`GCForestClassifier`.
 SCANNING_PARAMETER_CONSTRAINTS = {
@@ -70,11 +69,11 @@ class Grain:
             train_mask[test] = False
             train = np.flatnonzero(train_mask)
             wins, owner = sample_windows(X, self.image, self.window, self.stride, train,
-                                         max_window_samples, int(rng.randint(_MAX_SEED)))
+                                         max_window_samples, int(rng.randint(MAX_SEED)))
             # every window carries the label (and weight) of the sample it was cut from (Sec. 3.2)
             fold_estimators = []
             for forest in self.forests:
-                est = clone(forest.template).set_params(random_state=int(rng.randint(_MAX_SEED)))
+                est = clone(forest.template).set_params(random_state=int(rng.randint(MAX_SEED)))
                 est.fit(wins, y[train][owner], sample_weight=sample_weight[train][owner])
                 if hasattr(est, "_keep_prediction_only"):  # only predicted with from here on
                     est._keep_prediction_only()
@@ -267,7 +266,7 @@ class MultiGrainedScanner(TransformerMixin, EngineEstimator):
                                        self.max_features, self.n_jobs)
         grains = make_grains(self, X.shape[1], n_classes, templates)
         rng = check_random_state(self.random_state)
-        folds = make_folds(yk, self.n_folds, True, int(rng.randint(_MAX_SEED)), sample_weight)
+        folds = make_folds(yk, self.n_folds, True, int(rng.randint(MAX_SEED)), sample_weight)
         out = np.empty((X.shape[0], sum(g.n_features_out for g in grains)), dtype=np.float32) if keep else None
         start = 0
         for i, grain in enumerate(grains):

@@ -9,14 +9,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._base import MAX_SEED, EngineEstimator
 from .._parallel import single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import EngineEstimator
 from ._noise import NOISE_KINDS, corrupt
 from ._paths import TreeLayout, block_argmax, encode, multipath_values, suspected_nodes, unit_indices
 from ._selection import mean_cross_entropy, select_trees
-
-_MAX_SEED = np.iinfo(np.int32).max
 
 
 class DenoisingConvergenceWarning(ConvergenceWarning):
@@ -101,7 +99,7 @@ class BaseDenoisingForest(EngineEstimator):
             perm = rng.permutation(n)
             n_held = min(n - 2, max(2, int(round(self.selection_holdout * n))))
             held, grow_rows = np.sort(perm[:n_held]), np.sort(perm[n_held:])
-        forest = self._make_forest(rng.randint(_MAX_SEED))
+        forest = self._make_forest(rng.randint(MAX_SEED))
         forest.fit(X[grow_rows], y[grow_rows], sample_weight[grow_rows])
         trees = [e.tree_ for e in forest.estimators_]
 
@@ -152,7 +150,7 @@ class BaseDenoisingForest(EngineEstimator):
             Z_out = encode(layouts, unit_indices(layouts, clean_paths, k), k, encoded=False)
             # Section 3.3: one bottleneck layer of half the width of the indicator vector
             dae = MLPRegressor(hidden_layer_sizes=(max(1, Z_in.shape[1] // 2),), max_iter=self.dae_max_iter,
-                               random_state=rng.randint(_MAX_SEED))
+                               random_state=rng.randint(MAX_SEED))
             # small matrices: BLAS threads only contend (measured 11x slower with 2 threads here)
             with warnings.catch_warnings(record=True) as caught, single_threaded_blas():
                 warnings.simplefilter("always", ConvergenceWarning)

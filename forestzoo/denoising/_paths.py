@@ -9,7 +9,7 @@ leaf depth the units are its leaves.
 
 import numpy as np
 
-from .._engine.tree import TREE_LEAF
+from .._engine.api import TREE_LEAF
 
 
 class TreeLayout:
@@ -17,7 +17,7 @@ class TreeLayout:
 
     Parameters
     ----------
-    tree : forestzoo._engine.tree.Tree
+    tree : forestzoo._engine.api.Tree
     depths : sequence of int
         The depths (>= 1) at which units and encodings are prepared.
     path_distance : {"nodes", "edges"}

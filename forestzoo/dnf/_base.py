@@ -24,10 +24,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds, make_state
+from .._base import EngineEstimator
+from .._engine.api import draw_seeds, make_state
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
-from ..tree._classes import EngineEstimator
 from ._convert import tree_to_dnf
 from .._atomics import store
 from .._threads import n_cores, start_helper

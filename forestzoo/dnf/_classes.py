@@ -5,9 +5,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
+from .._base import CLASSIFICATION_CRITERIA
 from ..ensemble import RandomForestClassifier
 from ..tree import DecisionTreeClassifier
-from ..tree._classes import CLASSIFICATION_CRITERIA
 from ._base import BaseDNF
 
 _TREE_CONSTRAINTS = {
@@ -180,7 +180,7 @@ class DNDTClassifier(BaseDNF):
         n_classes = int(yk.max()) + 1
         if tree.values.shape[1] == n_classes:
             return tree
-        from .._engine.tree import Tree
+        from .._engine.api import Tree
 
         values = np.zeros((tree.values.shape[0], n_classes))
         values[:, tree_classes] = tree.values

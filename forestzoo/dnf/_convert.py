@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._engine.tree import TREE_LEAF
+from .._engine.api import TREE_LEAF
 
 
 @dataclass

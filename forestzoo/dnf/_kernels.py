@@ -21,7 +21,7 @@ from a division by ``1 - g_l`` (0 when a term is saturated).
 
 import numpy as np
 
-from .._engine.rng import rng_randint
+from .._engine.api import rng_randint
 from .._atomics import atomic_cas, atomic_load, atomic_store
 from .._jit import njit
 
@@ -275,7 +275,7 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
     (validation loss) and training stops once every function has gone
     ``n_iter_no_change`` epochs without improving.
 
-    ``state`` is the shuffling RNG (``forestzoo._engine.rng.make_state``).
+    ``state`` is the shuffling RNG (``forestzoo._engine.api.make_state``).
     ``weights`` is updated in place (final iterate); ``best_weights``,
     ``best_loss``, ``best_epoch`` receive the selected iterate (epoch 0 = the
     converted tree); ``loss_curve[e]`` is the mean training loss of epoch ``e``.

@@ -20,17 +20,17 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.rng import draw_seeds
-from .._engine.tree import (
-    LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves, apply_compact,
+from .._base import (
+    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, importance_sum,
+    sdt_values, tree_params,
+)
+from .._engine.api import (
+    LeafValueTree, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
+    apply_compact, draw_seeds, grow, prepare_data,
 )
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
-from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data, sdt_values
-from ..tree._classes import (
-    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, DecisionTreeClassifier,
-    DecisionTreeRegressor, EngineEstimator,
-)
+from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 _TREE_PARAMS = (
     "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
@@ -113,7 +113,7 @@ class BaseForest(EngineEstimator):
         """The bagging loop; subclasses change it through the hooks below, not by copying it.
 
         Per forest: validation, target encoding, the tree parameters
-        (:class:`TreeParams`, resolved once), class weights, the trees'
+        (:class:`~forestzoo._engine.api.TreeParams`, resolved once), class weights, the trees'
         seeds and :meth:`_prepare_fit_data`.  Per tree, on joblib threads:
         the weights (bootstrap counts, with a fallback to every weighted row
         when a draw holds only rows of weight 0; per-sample balanced class
@@ -129,7 +129,7 @@ class BaseForest(EngineEstimator):
             raise ValueError("Out of bag estimation only available if bootstrap=True")
         yk, yr, n_values, classes = self._encode_target(y)
         n_samples = X.shape[0]
-        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_values)
+        params = tree_params(self, n_samples, X.shape[1], n_values)
         target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
@@ -200,7 +200,7 @@ class BaseForest(EngineEstimator):
         """One engine :class:`Tree` grown on ``data`` (from :meth:`_prepare_fit_data`) with ``weights``.
 
         ``target`` is the forest's :class:`TreeTarget`, ``params`` its
-        :class:`TreeParams`, ``seed`` the tree's seed.  Runs on a joblib
+        :class:`~forestzoo._engine.api.TreeParams`, ``seed`` the tree's seed.  Runs on a joblib
         thread, inside :meth:`_growing_context`.
         """
         return grow(data, target, weights, params, seed)
@@ -315,10 +315,10 @@ class BaseForest(EngineEstimator):
     def feature_importances_(self):
         """Mean decrease in impurity averaged over trees, normalised to sum to one."""
         check_is_fitted(self)
-        imps = [e.tree_.compute_feature_importances() for e in self.estimators_ if e.tree_.node_count > 1]
-        if not imps:
+        trees = [e.tree_ for e in self.estimators_ if e.tree_.node_count > 1]
+        if not trees:
             return np.zeros(self.n_features_in_)
-        mean = np.mean(imps, axis=0)
+        mean = importance_sum(trees, self.n_features_in_) / len(trees)
         return mean / mean.sum()
 
     # -- the trees as a sequence, as scikit-learn's ensembles give them ----------

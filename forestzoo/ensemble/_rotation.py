@@ -47,11 +47,9 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._engine.node_model import project
-from .._engine.tree import TREE_LEAF, Tree
+from .._engine.api import TREE_LEAF, Tree, grow, prepare_data, project
 from .._jit import njit
 from .._parallel import single_threaded_blas
-from ..tree._builder import grow, prepare_data
 from ._forest import ForestClassifier, ForestRegressor
 
 __all__ = ["RotationForestClassifier", "RotationForestRegressor", "RotationForestMixin",
@@ -224,7 +222,7 @@ class RotationForestMixin:
     (default None), where ``X`` is the float32 matrix the predictor sees,
     ``X_fit`` the matrix the tree is grown on (``X R`` or ``X``),
     ``basis`` the rotation (None for the identity), ``params`` the tree's
-    :class:`~forestzoo.tree._builder.TreeParams` and ``min_weight_leaf``
+    :class:`~forestzoo._engine.api.TreeParams` and ``min_weight_leaf``
     the least weight of a leaf of this tree.  A node model must record its
     projections over the original features; its oblique splits are not
     held to ``monotonic_cst`` (the forests with node models do not take it).

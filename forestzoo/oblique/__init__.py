@@ -1,6 +1,6 @@
 """Oblique forests: linear node models, class partitions, and the forests built on them.
 
-The family plugs into the engine's node-model seam (``forestzoo._engine.node_model``)
+The family plugs into the engine's node-model seam (``forestzoo._engine.api.NodeModel``)
 through three small pieces; a new oblique forest adds a model or a partition
 strategy, never a tree builder.
 

@@ -1,7 +1,7 @@
 """The generic oblique node model: candidate features -> class partition -> linear models -> best split.
 
 :class:`LinearNodeModel` plugs into the engine's node-model seam
-(:mod:`forestzoo._engine.node_model`).  At every node it
+(:class:`forestzoo._engine.api.NodeModel`).  At every node it
 
 1. draws ``max_features`` candidate features that are not constant in the
    node (random order, scikit-learn's rule for ``max_features``);
@@ -30,9 +30,11 @@ the hyperplane fit; the split sends them to the side that scores better.
 
 import numpy as np
 
-from .._engine.node_model import NODE_AXIS, NODE_AXIS_SUBTREE, NODE_OBLIQUE, NodeModel, OUT_COST, OUT_MISSING_LEFT
-from .._engine.node_model import OUT_OBLIQUE, OUT_THRESHOLD, best_threshold, fill_go_left, project
-from .._engine.splitters._common import add_sample, evaluate
+from .._engine.api import (
+    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE, OUT_THRESHOLD, NodeModel,
+    add_sample, best_threshold, fill_go_left, project,
+)
+from .._engine.api import evaluate_split as evaluate
 from .._jit import njit
 from ._mpsvm import MPSVM, SingularNodeError, mpsvm_bisectors
 from ._partition import class_codes, multi2binary, multi2binary_mask
@@ -297,7 +299,7 @@ class LinearNodeModel(NodeModel):
         ``sum weight * X[:, feature]`` over ``ptr[k]:ptr[k + 1]``.
     threshold : {"hyperplane", "best"}, default="hyperplane"
     criterion, min_samples_leaf, min_weight_leaf
-        The tree's, see :class:`forestzoo._engine.node_model.NodeModel`.
+        The tree's, see :class:`forestzoo._engine.api.NodeModel`.
     """
 
     def __init__(self, X, models, max_features, seed, partition=multi2binary, X_fit=None, basis=None,

@@ -24,9 +24,10 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._engine.criteria import weighted_impurity
-from .._engine.node_model import NODE_AXIS, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE, OUT_THRESHOLD
-from .._engine.node_model import fill_go_left, project
+from .._engine.api import (
+    NODE_AXIS, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE, OUT_THRESHOLD, fill_go_left, project,
+    weighted_impurity,
+)
 from .._jit import njit
 from ._forest import _NODE_MODEL_STREAM, LinearObliqueForestMixin
 from ._linear_models import MODEL_NAMES, RR_GRID, fit_model, make_model

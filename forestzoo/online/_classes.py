@@ -16,9 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import _check_labels, _check_ndim, _check_X_types
 
 from .._atomics import store
-from .._engine.edit import empty_nodes
-from .._engine.rng import draw_seeds, make_state
-from .._engine.tree import Tree
+from .._engine.api import Tree, draw_seeds, empty_nodes, make_state
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
 from ._kernels import (ABORT, ENTROPY, GINI, LEARN, MAX_REPS, VARIANCE, WAIT, predict_trees, train_trees,
@@ -93,7 +91,7 @@ class OnlineForest:
         return OnlineForest(**out)
 
     def tree(self, t, n_features):
-        """Tree ``t``'s fitted part as an engine :class:`~forestzoo._engine.tree.Tree` (views, no copy)."""
+        """Tree ``t``'s fitted part as an engine :class:`~forestzoo._engine.api.Tree` (views, no copy)."""
         n = self.counts[t, 0]
         return Tree(self.nodes[t, :n], self.values[t, :n], n_features)
 
@@ -308,7 +306,7 @@ class BaseOnlineForest(BaseEstimator):
 
     @property
     def estimators_(self):
-        """The trees as engine :class:`~forestzoo._engine.tree.Tree` objects (views of the live arrays)."""
+        """The trees as engine :class:`~forestzoo._engine.api.Tree` objects (views of the live arrays)."""
         check_is_fitted(self)
         return [self.forest_.tree(t, self.n_features_in_) for t in range(self.forest_.counts.shape[0])]
 
@@ -374,7 +372,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     ----------
     forest_ : OnlineForest
         The growing arrays of the trees.
-    estimators_ : list of forestzoo._engine.tree.Tree
+    estimators_ : list of forestzoo._engine.api.Tree
         The same trees as engine trees (views).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int

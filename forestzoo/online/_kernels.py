@@ -23,12 +23,10 @@ updated incrementally by Eq. (5) and Eq. (9).
 import numpy as np
 
 from .._atomics import atomic_load
-from .._engine.criteria import ENTROPY, GINI, SQUARED_ERROR
-from .._engine.rng import rng_randint, rng_uniform
-from .._engine.tree import TREE_LEAF, accumulate_tree
+from .._engine.api import ENTROPY, GINI, SQUARED_ERROR, TREE_LEAF, accumulate_tree, rng_randint, rng_uniform
 from .._jit import borrow, njit
 
-# The engine's criterion codes (forestzoo._engine.criteria); the online statistics of squared error
+# The engine's criterion codes (forestzoo._engine.api); the online statistics of squared error
 # are the variance's, hence the name here.
 VARIANCE = SQUARED_ERROR
 

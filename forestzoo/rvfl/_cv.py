@@ -37,7 +37,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._engine.rng import draw_seeds
+from .._engine.api import draw_seeds
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data, keep_state_on_error
 from ._rvfl import ACTIVATIONS, RVFLClassifier, _reject_nan, standardizer

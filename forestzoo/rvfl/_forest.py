@@ -30,7 +30,8 @@ from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._engine.rng import draw_seeds
+from .._base import TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params
+from .._engine.api import TreeTarget, draw_seeds, grow, prepare_data
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ..ensemble._forest import bootstrap_weights
@@ -38,8 +39,6 @@ from ..oblique._linear_models import MODEL_NAMES
 from ..oblique._node_model import THRESHOLDS
 from ..oblique._ova import one_vs_all_plan
 from ..oblique._planned import PlannedNodeModel
-from ..tree._builder import TreeParams, TreeTarget, grow, prepare_data
-from ..tree._classes import TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._cv import RVFLClassifierCV
 from ._rvfl import ACTIVATIONS, _reject_nan, fit_rvfl, rvfl_scores
 
@@ -122,7 +121,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         The fitted search when ``tune_rvfl`` is set.
     bags_ : list of (rvfl_model, trees)
         Per bag, the RVFL (see :func:`fit_rvfl`) and its ``K`` trees
-        (:class:`forestzoo._engine.tree.Tree`, or None for an empty partition).
+        (:class:`forestzoo._engine.api.Tree`, or None for an empty partition).
     classes_, n_classes_, n_features_in_, feature_names_in_
 
     See Also
@@ -221,7 +220,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         else:
             rvfl = {"n_hidden": self.n_hidden, "activation": self.activation, "scale": self.scale, "C": self.rvfl_C}
         data = prepare_data(X, self.splitter, self.max_bins, seed=int(seeds[0] & 0x7FFFFFFF))
-        params = TreeParams.from_estimator(self, n_samples, X.shape[1], n_classes)
+        params = tree_params(self, n_samples, X.shape[1], n_classes)
         target = TreeTarget(yk, yr, n_classes)
         targets = np.eye(n_classes)[yk]
         plan = one_vs_all_plan(self.node_model) if self.tree == "oblique" else None

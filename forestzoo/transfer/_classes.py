@@ -7,13 +7,13 @@ from joblib import delayed
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
-from .._engine.edit import class_targets, compact, refit_values, regression_targets
-from .._engine.rng import draw_seeds
-from .._engine.tree import Tree
+from .._engine.api import (
+    Tree, TreeParams, TreeTarget, class_targets, compact, draw_seeds, prepare_data, refit_values, regression_targets,
+    resolve_max_features,
+)
 from .._parallel import Parallel
 from .._validation import check_fit_data
 from ..ensemble._forest import ForestClassifier, ForestRegressor, bootstrap_counts
-from ..tree._builder import TreeParams, TreeTarget, prepare_data, resolve_max_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 from ._ser import ser_tree
 from ._source import load_source, remap_classes

@@ -19,10 +19,8 @@ regression.
 
 import numpy as np
 
-from .._engine.edit import expand_leaves, node_sums, prune_to_leaves, values_from_sums
-from .._engine.tree import TREE_LEAF
+from .._engine.api import TREE_LEAF, expand_leaves, grow, node_sums, prune_to_leaves, values_from_sums
 from .._jit import njit
-from ..tree._builder import grow
 
 
 @njit
@@ -72,9 +70,9 @@ def ser_tree(tree, X, data, target, w, targets, classification, params, seed):
 
     ``X`` is the validated float32 target matrix, ``data`` the same rows
     prepared once for the engine (``prepare_data``), ``target`` their
-    :class:`~forestzoo.tree._builder.TreeTarget`, ``w`` the per-row weights (zero: the row is not in
+    :class:`~forestzoo._engine.api.TreeTarget`, ``w`` the per-row weights (zero: the row is not in
     this tree's target sample), ``targets`` the :func:`node_sums` targets of
-    the same labels, ``params`` the :class:`~forestzoo.tree._builder.TreeParams` of the expansion
+    the same labels, ``params`` the :class:`~forestzoo._engine.api.TreeParams` of the expansion
     subtrees.
     """
     rows = np.flatnonzero(w > 0)

@@ -14,8 +14,7 @@ from sklearn.base import is_classifier, is_regressor
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.edit import compact, empty_nodes
-from .._engine.tree import TREE_LEAF, Tree
+from .._engine.api import TREE_LEAF, Tree, compact, empty_nodes
 
 _ENGINE_CRITERIA = {"gini", "entropy", "log_loss", "squared_error"}
 

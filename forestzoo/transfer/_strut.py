@@ -29,7 +29,8 @@ form between normal distributions.
 
 import numpy as np
 
-from .._engine.tree import TREE_LEAF, _oblique_side
+from .._engine.api import TREE_LEAF
+from .._engine.api import oblique_side as _oblique_side
 from .._jit import njit
 
 _LN2 = np.log(2.0)

@@ -1,85 +1,19 @@
 """Single decision trees on the forestzoo engine."""
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, _fit_context, clone
+from sklearn.base import ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.binning import MAX_BINS
-from .._engine.prune import cost_complexity_path
-from .._engine.splitters import SPLITTERS
-from .._validation import check_fit_data, check_poisson_target, check_predict_data, keep_state_on_error, regression_criterion
-from ._builder import TreeParams, TreeTarget, grow, prepare_data
-
-_MAX_SEED = np.iinfo(np.int32).max
-
-TREE_PARAMETER_CONSTRAINTS = {
-    "splitter": [StrOptions(set(SPLITTERS))],
-    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
-    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-    "max_features": [
-        Interval(Integral, 1, None, closed="left"),
-        Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        StrOptions({"sqrt", "log2"}),
-        None,
-    ],
-    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-    "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
-    "random_state": ["random_state"],
-    # SDT (splitter="stochastic"), seed 004 Section 3: rows per round N_j / 2^C, at most alpha rounds
-    "sdt_C": [Interval(Integral, 1, 31, closed="both")],
-    "sdt_alpha": [Interval(Integral, 1, None, closed="left")],
-    "sdt_min_features_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
-    "sdt_n0": [Interval(Integral, 1, None, closed="left")],
-}
-CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
-REGRESSION_CRITERIA = {"squared_error", "friedman_mse", "poisson"}
-
-
-class EngineEstimator(BaseEstimator):
-    """What trees and forests share: the transactional ``fit`` and ``y`` encoding.
-
-    Subclasses implement ``_fit(X, y, sample_weight)``.  ``_encode_target`` sets ``classes_`` / ``n_classes_`` for classifiers and returns
-    ``(yk, yr, n_values)``: int32 class codes, float64 targets (one of the two
-    is zeros) and the width of the value array.
-    """
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
-        """Fit on ``(X, y)``; a failed fit leaves a previously fitted model intact.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
-
-        Returns
-        -------
-        self
-        """
-        with keep_state_on_error(self):
-            return self._fit(X, y, sample_weight)
-
-    def _encode_target(self, y):
-        n = y.shape[0]
-        if self._is_classifier():
-            classes, yk = np.unique(y, return_inverse=True)
-            return yk.astype(np.int32), np.zeros(n), classes.shape[0], classes
-        yr = y.astype(np.float64)
-        if getattr(self, "criterion", None) == "poisson":
-            check_poisson_target(yr)
-        return np.zeros(n, np.int32), yr, 1, None
-
-    def _is_classifier(self):
-        return isinstance(self, ClassifierMixin)
+from .._base import (
+    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params,
+)
+from .._engine.api import TreeTarget, cost_complexity_path, grow, prepare_data
+from .._validation import check_fit_data, check_predict_data, regression_criterion
 
 
 class BaseDecisionTree(EngineEstimator):
@@ -112,11 +46,11 @@ class BaseDecisionTree(EngineEstimator):
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
         yk, yr, n_values, classes = self._encode_target(y)
-        params = TreeParams.from_estimator(self, X.shape[0], X.shape[1], n_values)
+        params = tree_params(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
             sample_weight = sample_weight * compute_sample_weight(class_weight, y)
-        seed = check_random_state(self.random_state).randint(_MAX_SEED)
+        seed = check_random_state(self.random_state).randint(MAX_SEED)
         data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
         self.tree_ = grow(data, TreeTarget(yk, yr, n_values), sample_weight, params, seed)
         self.max_features_ = params.max_features
@@ -242,7 +176,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     Attributes
     ----------
-    tree_ : forestzoo._engine.tree.Tree
+    tree_ : forestzoo._engine.api.Tree
         The fitted arrays (``nodes``, ``values``, oblique side arrays).
     classes_, n_classes_, n_features_in_, feature_names_in_, max_features_,
     feature_importances_

@@ -13,10 +13,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
-from .._engine.splitters import RANDOM
+from .._base import CLASSIFICATION_CRITERIA, MAX_SEED, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params
+from .._engine.api import RANDOM, TrainingData, TreeTarget, grow
 from .._validation import check_fit_data, check_predict_data
-from ._builder import TrainingData, TreeParams, TreeTarget, grow
-from ._classes import _MAX_SEED, CLASSIFICATION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator
 from ._haar_bank import build_bank, integral_images
 from ._haar_search import HaarNodeModel
 
@@ -74,7 +73,7 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
 
     Attributes
     ----------
-    tree_ : forestzoo._engine.tree.Tree
+    tree_ : forestzoo._engine.api.Tree
         Nodes over integral-image entries: each split's Haar feature is an
         oblique projection (side arrays) on the flattened integral image.
     classes_, n_classes_ : the class labels and their number
@@ -177,12 +176,12 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         yk, yr, n_values, classes = self._encode_target(y)
         if self.class_weight is not None:
             sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
-        seed = check_random_state(self.random_state).randint(_MAX_SEED)
+        seed = check_random_state(self.random_state).randint(MAX_SEED)
         II = integral_images(X, image_shape)
         del X
         # every split comes from the node model, so the grower draws no features and its own feature
         # matrix stays empty
-        params = TreeParams.from_estimator(self, II.shape[0], II.shape[1], n_values, max_features=None,
+        params = tree_params(self, II.shape[0], II.shape[1], n_values, max_features=None,
                                            max_leaf_nodes=None)
         data = TrainingData(RANDOM, II.shape[1], np.empty((0, 0), np.uint8), np.empty((0, II.shape[0]), np.float32),
                             np.empty((0, 0)), np.zeros(0, np.int32))

@@ -31,7 +31,7 @@ and column, ``(H + 1) x (W + 1)``): ``I[r1, c1] - I[r0, c1] - I[r1, c0] +
 I[r0, c0]``.  A feature is therefore a sparse linear combination of integral-
 image entries -- 6 to 9 of them once shared corners are merged -- stored in
 CSR arrays (``ptr``, ``index``, ``coef``).  That is exactly an oblique
-projection of the engine (:mod:`forestzoo._engine.tree`), so a fitted Haar
+projection of the engine (:class:`forestzoo._engine.api.Tree`), so a fitted Haar
 tree is predicted by the one predictor at ``O(D)`` for the integral image
 plus a handful of reads per node on the path, ``O(D + depth)``.
 """

@@ -20,10 +20,10 @@ feature order, so the tree does not depend on the number of threads.
 
 import numpy as np
 
-from .._engine.node_model import NODE_LEAF, NODE_OBLIQUE, NodeModel
-from .._engine.rng import make_state
-from .._engine.splitters._common import add_sample, scan_sorted
-from .._engine.splitters.stochastic import sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature, sort_pairs
+from .._engine.api import (
+    NODE_LEAF, NODE_OBLIQUE, NodeModel, add_sample, make_state, scan_sorted, sdt_draw, sdt_keep_best, sdt_plan,
+    sdt_score_feature, sort_pairs,
+)
 from .._jit import borrow, keep_alive, njit
 from ._haar_bank import haar_value
 
@@ -141,7 +141,7 @@ def haar_sdt_search(II, rows, w, yk, yr, total, bank, params, min_samples_leaf, 
     matrix, ``rows`` the node's rows and ``w``/``yk``/``yr`` their weights,
     class codes and targets in the same order.  The schedule and the
     fallback to the exact search on small nodes are those of
-    :func:`forestzoo._engine.splitters.stochastic.sdt_plan`.  ``pool`` (an
+    :func:`forestzoo._engine.api.sdt_plan`.  ``pool`` (an
     executor of ``n_threads`` threads) scores contiguous feature ranges in
     parallel; the result does not depend on it.
     """

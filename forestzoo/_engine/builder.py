@@ -1,4 +1,4 @@
-"""Glue between the estimators and the engine: data preparation and one-tree growth.
+"""Training data preparation and one-tree growth: what the estimators call to grow a tree.
 
 Everything here works on validated numpy arrays.  A forest prepares the
 training data once (:func:`prepare_data`: bins or the feature-major float
@@ -9,19 +9,18 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import ClassifierMixin
 
-from .._engine.binning import compute_bin_edges, bin_data
-from .._engine.criteria import CRITERIA, SQUARED_ERROR
-from .._engine.grower import (
+from .binning import compute_bin_edges, bin_data
+from .criteria import CRITERIA, SQUARED_ERROR
+from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
     COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grower_for,
 )
-from .._engine.node_model import registered
-from .._engine.prune import prune_tree
-from .._engine.rng import make_state
-from .._engine.splitters import HIST, SPLITTERS
-from .._engine.tree import NODE_DTYPE, Tree
+from .node_model import registered
+from .prune import prune_tree
+from .rng import make_state
+from .splitters import HIST, SPLITTERS
+from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
 # Histogram buffers kept per tree for the subtraction trick, capped in bytes.
@@ -132,53 +131,6 @@ def table_to_nodes(table):
 #: Default parameters of the stochastic splitter: C, alpha, min_features_fraction, N_0
 #: (seed 004, Section 3 and 4: C = 10, alpha = 7-10, ~0.5 % of the features kept, N_0 = 20).
 SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
-#: The stochastic splitter's estimator parameters, in the engine's order (C, alpha, min_features_fraction, N_0).
-SDT_PARAMS = ("sdt_C", "sdt_alpha", "sdt_min_features_fraction", "sdt_n0")
-SDT_DEFAULT_PARAMS = dict(zip(SDT_PARAMS, (int(SDT_DEFAULTS[0]), int(SDT_DEFAULTS[1]), SDT_DEFAULTS[2],
-                                           int(SDT_DEFAULTS[3]))))
-
-
-def min_counts(min_samples_split, min_samples_leaf, n_samples):
-    """Integer ``(min_samples_split, min_samples_leaf)``; floats are fractions of ``n_samples``."""
-    msl = min_samples_leaf
-    if not isinstance(msl, Integral):
-        msl = int(np.ceil(msl * n_samples))
-    mss = min_samples_split
-    if not isinstance(mss, Integral):
-        mss = int(np.ceil(mss * n_samples))
-    return max(2, mss, 2 * msl), max(1, msl)
-
-
-def sdt_values(estimator):
-    """``{name: value}`` of the SDT parameters of ``estimator``.
-
-    An estimator class that does not expose them (a subclass with its own
-    ``__init__``) gets the paper's defaults.
-    """
-    return {p: getattr(estimator, p, d) for p, d in SDT_DEFAULT_PARAMS.items()}
-
-
-def check_monotonic_cst(estimator, n_features, n_values, cst=None):
-    """``estimator.monotonic_cst`` (or ``cst`` when given) checked against the data, as float64; None when unset.
-
-    The constraints are scikit-learn's: one of -1 (decreasing), 0 (none) or
-    +1 (increasing) per feature, on the predicted value of a regressor or on
-    the probability of the second class of a binary classifier.
-    """
-    if cst is None:
-        cst = getattr(estimator, "monotonic_cst", None)
-    if cst is None:
-        return None
-    arr = np.asarray(cst)
-    if arr.ndim != 1 or arr.shape[0] != n_features:
-        raise ValueError(f"monotonic_cst has shape {arr.shape} but the input data X has {n_features} features.")
-    if not np.isin(arr, (-1, 0, 1)).all():
-        raise ValueError(f"monotonic_cst must be None or an array-like of -1, 0 or 1, but got {np.unique(arr)}.")
-    if isinstance(estimator, ClassifierMixin) and n_values > 2:
-        raise ValueError("Monotonicity constraints are not supported with multiclass classification.")
-    if estimator.splitter == "stochastic":
-        raise ValueError('Monotonicity constraints are not supported with splitter="stochastic".')
-    return arr.astype(np.float64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,8 +167,8 @@ class TreeParams:
     ``(C, alpha, min_features_fraction, N_0)``.  ``ccp_alpha > 0`` prunes
     the grown tree (minimal cost-complexity, :mod:`forestzoo._engine.prune`).
 
-    :meth:`from_estimator` resolves them once per fit from an estimator's
-    parameters; :func:`grow` takes them for every tree of that fit.
+    An estimator resolves them once per fit from its parameters;
+    :func:`grow` takes them for every tree of that fit.
     """
 
     criterion: str
@@ -237,43 +189,6 @@ class TreeParams:
         if self.max_features is not None and not (isinstance(self.max_features, Integral) and self.max_features >= 1):
             raise ValueError(f"TreeParams.max_features is a number of features (>= 1) or None, not "
                              f"{self.max_features!r}; resolve_max_features turns a fraction or name into one.")
-
-    @classmethod
-    def from_estimator(cls, estimator, n_samples, n_features, n_values=1, **overrides):
-        """The parameters of the trees ``estimator`` grows on ``n_samples x n_features`` data.
-
-        Reads the scikit-learn-style parameters ``criterion``,
-        ``max_features``, ``max_depth``, ``min_samples_split``,
-        ``min_samples_leaf``, ``min_weight_fraction_leaf``,
-        ``min_impurity_decrease``, ``max_leaf_nodes``, ``ccp_alpha``,
-        ``monotonic_cst`` and ``sdt_*`` from ``estimator``; one it does not
-        have takes the engine's default (every feature, no limit, no pruning,
-        no constraint, the SDT paper's settings).  ``overrides`` (same names)
-        replace the estimator's values, for parameters a model fixes.
-        ``max_features`` is resolved for ``n_features``, fractional leaf
-        sizes for ``n_samples``; ``monotonic_cst`` is checked against
-        ``n_features`` and ``n_values`` (the classes, for a classifier).
-        """
-        def get(name, default):
-            return overrides[name] if name in overrides else getattr(estimator, name, default)
-
-        mss, msl = min_counts(get("min_samples_split", 2), get("min_samples_leaf", 1), n_samples)
-        mono = check_monotonic_cst(estimator, n_features, n_values, get("monotonic_cst", None))
-        max_depth = get("max_depth", None)
-        max_leaf_nodes = get("max_leaf_nodes", None)
-        return cls(
-            criterion=get("criterion", None),
-            max_features=resolve_max_features(get("max_features", None), n_features),
-            max_depth=None if max_depth is None else int(max_depth),
-            min_samples_split=mss,
-            min_samples_leaf=msl,
-            min_weight_fraction_leaf=float(get("min_weight_fraction_leaf", 0.0)),
-            min_impurity_decrease=float(get("min_impurity_decrease", 0.0)),
-            max_leaf_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes),
-            ccp_alpha=float(get("ccp_alpha", 0.0)),
-            monotonic_cst=None if mono is None else tuple(float(c) for c in mono),
-            sdt=tuple(float(get(p, d)) for p, d in SDT_DEFAULT_PARAMS.items()),
-        )
 
     def min_weight_leaf(self, weights):
         """Least weight of a leaf for a tree grown with ``weights``."""

@@ -1,0 +1,95 @@
+"""The engine's public face: the one module that code outside :mod:`forestzoo._engine` imports.
+
+The engine's other modules are private to it; estimators, families,
+benchmarks and tools import from here.  The names are the engine's own
+objects re-exported unchanged (a compiled function is the same Numba
+dispatcher, so it can be called from other ``@njit`` code), grouped by what
+they are for:
+
+* **training data** -- :class:`TrainingData`, :func:`prepare_data`
+  (binned codes or the feature-major float matrix, built once per fit) and
+  :func:`resolve_max_features` (``max_features`` as a number of features);
+* **growing** -- :func:`grow` grows one tree from a :class:`TreeParams`
+  (the resolved growth parameters; :data:`SDT_DEFAULTS` the stochastic
+  splitter's defaults) and a :class:`TreeTarget` (class codes or targets);
+* **node models** -- :class:`NodeModel`, the seam through which a family
+  proposes splits the split kernels do not express (oblique and Haar
+  nodes): the ``NODE_*`` answers and ``OUT_*`` slots of its protocol, and
+  the compiled helpers :func:`project`, :func:`fill_go_left` and
+  :func:`best_threshold`;
+* **split scoring** -- the compiled pieces of the split search a node model
+  reuses in its own ``@njit`` code: :func:`add_sample` (one row into a
+  statistics vector), :func:`evaluate_split` (cost of a candidate split,
+  NaN side chosen), :func:`scan_sorted` (best threshold over sorted
+  values), :func:`weighted_impurity`, and the stochastic (SDT) search's
+  :func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature`,
+  :func:`sdt_keep_best` and :func:`sort_pairs`;
+* **fitted trees and the predictor** -- :class:`Tree` (and the
+  prediction-only :class:`LeafValueTree` and :class:`PredictionTree`), the
+  node record :data:`NODE_DTYPE` with :data:`TREE_LEAF` marking a leaf, and
+  the compiled predictor kernels :func:`apply_compact`,
+  :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
+  :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
+  an oblique node);
+* **edits** -- pure edits of fitted trees: :func:`compact`,
+  :func:`empty_nodes`, :func:`expand_leaves`, :func:`prune_to_leaves`,
+  :func:`node_sums`, :func:`values_from_sums`, :func:`class_targets`,
+  :func:`regression_targets` and :func:`refit_values`;
+* **pruning** -- :func:`cost_complexity_path`, the minimal cost-complexity
+  pruning path of a fitted tree;
+* **random numbers** -- :func:`draw_seeds` (per-tree seeds from a
+  ``random_state``), :func:`make_state` and the in-kernel generators
+  :func:`rng_randint` and :func:`rng_uniform`;
+* **constants** -- :data:`MAX_BINS`, the splitter codes :data:`SPLITTERS`
+  (``HIST``, ``EXACT``, ``RANDOM``, ``STOCHASTIC``) and the criterion codes
+  :data:`CRITERIA` (``GINI``, ``ENTROPY``, ``SQUARED_ERROR``).
+"""
+
+from .binning import MAX_BINS
+from .builder import SDT_DEFAULTS, TrainingData, TreeParams, TreeTarget, grow, prepare_data, resolve_max_features
+from .criteria import CRITERIA, ENTROPY, GINI, SQUARED_ERROR, weighted_impurity
+from .edit import (
+    class_targets, compact, empty_nodes, expand_leaves, node_sums, prune_to_leaves, refit_values, regression_targets,
+    values_from_sums,
+)
+from .node_model import (
+    NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE, OUT_SIZE,
+    OUT_THRESHOLD, NodeModel, best_threshold, fill_go_left, project,
+)
+from .prune import cost_complexity_path
+from .rng import draw_seeds, make_state, rng_randint, rng_uniform
+from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
+from .splitters._common import add_sample, scan_sorted
+from .splitters._common import evaluate as evaluate_split
+from .splitters.stochastic import sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature, sort_pairs
+from .tree import (
+    NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
+    accumulate_tree, apply_compact,
+)
+from .tree import _oblique_side as oblique_side
+
+__all__ = [
+    # training data
+    "TrainingData", "prepare_data", "resolve_max_features",
+    # growing
+    "grow", "TreeParams", "TreeTarget", "SDT_DEFAULTS",
+    # node models
+    "NodeModel", "NODE_AXIS", "NODE_AXIS_SUBTREE", "NODE_LEAF", "NODE_OBLIQUE",
+    "OUT_COST", "OUT_MISSING_LEFT", "OUT_OBLIQUE", "OUT_SIZE", "OUT_THRESHOLD",
+    "best_threshold", "fill_go_left", "project",
+    # split scoring
+    "add_sample", "evaluate_split", "scan_sorted", "weighted_impurity",
+    "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature", "sort_pairs",
+    # fitted trees and the predictor
+    "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "TREE_LEAF",
+    "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "oblique_side",
+    # edits
+    "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",
+    "regression_targets", "values_from_sums",
+    # pruning
+    "cost_complexity_path",
+    # random numbers
+    "draw_seeds", "make_state", "rng_randint", "rng_uniform",
+    # constants
+    "MAX_BINS", "SPLITTERS", "HIST", "EXACT", "RANDOM", "STOCHASTIC", "CRITERIA", "GINI", "ENTROPY", "SQUARED_ERROR",
+]
