@@ -33,17 +33,23 @@ parametrisation decides only for failures whose message names no cause
 * then, by parametrisation: ``sparse input`` when the test id names a sparse
   container (``csr_matrix``, ``csc_array``, ``coo_...``, ``sparse_csr``,
   ``sparse_csc``), ``multi-output y`` when the test name says multioutput /
-  multi_output, ``missing criterion`` when the id has one of these criteria
-  as a parameter;
+  multi_output, ``missing criterion`` when the test name or id names one of
+  these criteria (``test_friedman_mse_deprecation``, ``[...-poisson]``);
 * ``behaviour difference``: ``AssertionError`` (results differ from what the
   test expects), ``pytest.raises`` / ``pytest.warns`` that saw no error or
   warning, or an error whose message does not match ("DID NOT RAISE",
   "DID NOT WARN", "Regex pattern did not match");
 * ``other exception``: anything else (TypeError, ValueError, numba errors, ...).
 
-Messages are grouped on their headline (see :func:`normalise`) after replacing numbers by ``N``,
-addresses by ``0x..`` and the substituted classes' names by ``<estimator>``;
-the table gives one example test per message.
+The exception message is the one of the failure pytest reports, and, when
+that is "DID NOT RAISE/WARN" or a failed ``match=`` while the block raised
+another exception, also that exception (:func:`chained_cause`): a
+``pytest.warns`` block around a ``fit`` that raises reports only "DID NOT WARN".
+
+Messages are grouped on their headline (see :func:`normalise`; a chained cause
+is added in brackets) after replacing numbers by ``N``, addresses by ``0x..``
+and the substituted classes' names by ``<estimator>``; the table gives one
+example test per message.
 
 Usage (from the repository root; this checkout's forestzoo is put first on
 ``PYTHONPATH``)::
@@ -61,6 +67,7 @@ import argparse
 import collections
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -89,6 +96,9 @@ _MULTI_NAME = re.compile(r"multi_?output", re.I)
 _CRITERION_MSG = re.compile(r"'criterion' parameter.*(" + "|".join(MISSING_CRITERIA) + ")", re.S)
 _NO_PROTOCOL = re.compile(r"has no len\(\)|is not subscriptable|is not iterable")
 _BEHAVIOUR_TEXT = ("DID NOT RAISE", "DID NOT WARN", "Regex pattern did not match")
+_CHAIN_SEPARATORS = ("During handling of the above exception, another exception occurred:",
+                     "The above exception was the direct cause of the following exception:")
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning)\b")
 _MATCH_DETAILS = ("Expected regex:", "Actual message:", "Regex:")
 # a set of quoted strings in a message (e.g. the accepted values of a parameter): its order varies between runs
 _STR_SET = re.compile(r"\{('[^']*'(?:, '[^']*')*)\}")
@@ -106,28 +116,46 @@ def run_suite(junitxml, pytest_args):
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
     cmd = [sys.executable, "-m", "pytest", SUITE_DIR, "-q", "-p", "no:cacheprovider",
            f"--junitxml={junitxml}", *pytest_args]
-    print("running:", f"{ENV_VAR}=1 PYTHONPATH={ROOT}", " ".join(cmd[1:]), file=sys.stderr, flush=True)
+    print("running:", f"{ENV_VAR}=1 PYTHONPATH={ROOT}", shlex.join(["python", *cmd[1:]]), file=sys.stderr, flush=True)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     wall = time.perf_counter() - start
     return proc.returncode, wall, proc.stdout[-4000:]
 
 
+def chained_cause(text):
+    """The exception that an exception of a failure report was raised while handling, or "".
+
+    pytest's ``raises``/``warns`` report "DID NOT RAISE/WARN" even when the
+    block raised another exception; the traceback text then shows that one
+    first, ahead of "During handling of the above exception".  Its message is
+    the first ``E`` line that names an exception there.
+    """
+    for separator in _CHAIN_SEPARATORS:
+        if separator in text:
+            head = text[:text.rindex(separator)]
+            for line in head.splitlines():
+                if line.startswith("E ") and _EXCEPTION_LINE.match(line[1:].strip()):
+                    return line[1:].strip()
+    return ""
+
+
 def read_cases(path):
-    """One dict per ``<testcase>``: id, outcome, message, sklearn_only reason."""
+    """One dict per ``<testcase>``: id, outcome, message, chained cause, sklearn_only reason."""
     cases = []
     for tc in ET.parse(path).getroot().iter("testcase"):
         props = {p.get("name"): p.get("value") for p in tc.iter("property")}
-        outcome, message = "passed", ""
+        outcome, message, cause = "passed", "", ""
         for tag in ("failure", "error", "skipped"):
             node = tc.find(tag)
             if node is not None:
                 outcome = "failed" if tag in ("failure", "error") else "skipped"
                 message = node.get("message") or (node.text or "")
+                cause = chained_cause(node.text or "")
                 break
         module = tc.get("classname", "").rsplit(".", 1)[-1]
         cases.append({"id": f"{module}::{tc.get('name')}", "name": tc.get("name", ""), "outcome": outcome,
-                      "message": message, "sklearn_only": props.get("sklearn_only")})
+                      "message": message, "cause": cause, "sklearn_only": props.get("sklearn_only")})
     return cases
 
 
@@ -135,21 +163,22 @@ def categorise(case):
     """The failure category of a failed case (see the module docstring)."""
     msg, name = case["message"], case["name"]
     params = name[name.find("[") + 1:-1] if "[" in name else ""
-    if _SPARSE_MSG.search(msg):
-        return SPARSE
-    if _MULTI_MSG.search(msg):
-        return MULTI_OUTPUT
-    if _CRITERION_MSG.search(msg):
-        return CRITERION
-    if "InvalidParameterError" in msg:
-        return API_PARAM
-    if msg.startswith("AttributeError") or _NO_PROTOCOL.search(msg):
-        return API_ATTR
+    for text in (msg, case.get("cause", "")):
+        if _SPARSE_MSG.search(text):
+            return SPARSE
+        if _MULTI_MSG.search(text):
+            return MULTI_OUTPUT
+        if _CRITERION_MSG.search(text):
+            return CRITERION
+        if "InvalidParameterError" in text:
+            return API_PARAM
+        if text.startswith("AttributeError") or _NO_PROTOCOL.search(text):
+            return API_ATTR
     if _SPARSE_ID.search(params):
         return SPARSE
     if _MULTI_NAME.search(name):
         return MULTI_OUTPUT
-    if any(c in params.split("-") for c in MISSING_CRITERIA):
+    if any(c in name for c in MISSING_CRITERIA):
         return CRITERION
     if msg.startswith(("AssertionError", "assert ", "Failed: ")) or any(s in msg for s in _BEHAVIOUR_TEXT):
         return BEHAVIOUR
@@ -178,6 +207,15 @@ def normalise(message):
     return head[:300]
 
 
+def headline(case):
+    """The grouping key of a failed case: its normalised message, and the chained cause if any."""
+    head = normalise(case["message"])
+    cause = normalise(case.get("cause") or "")
+    if case.get("cause") and cause.split(": ", 1)[-1][:80] not in head:  # not already quoted by a match= report
+        head += f" [while raising {cause}]"
+    return head
+
+
 def report(cases, wall=None, top=40, command=None):
     total = len(cases)
     fz = [c for c in cases if not c["sklearn_only"]]
@@ -193,7 +231,7 @@ def report(cases, wall=None, top=40, command=None):
             counts[c["outcome"]] += 1
 
     if command:
-        print(f"command: `{command}`")
+        print(f"pytest command: `{command}`")
     if wall is not None:
         print(f"wall time: {wall:.0f} s ({wall / 60:.1f} min)")
     print()
@@ -202,7 +240,7 @@ def report(cases, wall=None, top=40, command=None):
     print(f"| passed | {counts['passed']} |")
     print(f"| failed (all categories) | {len(failed)} |")
     for cat in FAILURE_CATEGORIES:
-        print(f"| &nbsp;&nbsp;failed: {cat} | {counts[cat]} |")
+        print(f"| failed: {cat} | {counts[cat]} |")
     print(f"| skipped | {counts['skipped']} |")
     sk_out = collections.Counter(c["outcome"] for c in sk)
     print(f"| scikit-learn only (kept classes, private internals): not counted above | {len(sk)} "
@@ -226,7 +264,7 @@ def report(cases, wall=None, top=40, command=None):
         print(f"| `{test}` | {len(cs)} | {sum(c['outcome'] == 'passed' for c in cs)} | {reasons} |")
 
     print()
-    n_distinct = len({normalise(c["message"]) for c in failed})
+    n_distinct = len({headline(c) for c in failed})
     print(f"most frequent failure messages (forestzoo tests: {n_distinct} distinct, the first {min(top, n_distinct)} "
           "shown; numbers as N, the substituted classes as <estimator>):")
     print()
@@ -234,7 +272,7 @@ def report(cases, wall=None, top=40, command=None):
     print("|---:|---|---|---|")
     by_msg = collections.defaultdict(list)
     for c in failed:
-        by_msg[normalise(c["message"])].append(c)
+        by_msg[headline(c)].append(c)
     ranked = sorted(by_msg.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     for msg, cs in ranked[:top]:
         cats = " / ".join(cat.split(" (")[0] for cat, _ in collections.Counter(c["category"] for c in cs).most_common())
@@ -260,8 +298,9 @@ def main(argv=None):
         if code not in (0, 1) or not os.path.exists(xml):
             print(f"pytest did not run to the end (exit code {code}):\n{tail}", file=sys.stderr)
             return 2
-        command = (f"{ENV_VAR}=1 python -m pytest {SUITE_DIR} -q -p no:cacheprovider --junitxml=..."
-                   + (" " + " ".join(args.pytest_args) if args.pytest_args else ""))
+        command = f"{ENV_VAR}=1 PYTHONPATH=. " + shlex.join(
+            ["python", "-m", "pytest", SUITE_DIR, "-q", "-p", "no:cacheprovider",
+             f"--junitxml={args.junitxml or '<tmp>.xml'}", *args.pytest_args])
         report(read_cases(xml), wall=wall, top=args.top, command=command)
     return 0
 

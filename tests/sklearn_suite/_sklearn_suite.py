@@ -126,6 +126,15 @@ SKLEARN_ONLY = {
         "recomputes the OOB rows with sklearn.ensemble._forest._generate_unsampled_indices, scikit-learn's "
         "private bootstrap scheme"
     ),
+    "test_forest::test_validate_y_class_weight": (
+        "calls the private method _validate_y_class_weight of scikit-learn's forest classifiers"
+    ),
+    "test_forest::test_oob_not_computed_twice": (
+        "counts calls of the private method _set_oob_score_and_attributes of scikit-learn's forests"
+    ),
+    "test_forest::test_class_weights_forest": (
+        "asserts on _sample_weight, a private fitted attribute of scikit-learn's forests"
+    ),
     "test_forest::test_mse_criterion_object_segfault_smoke_test": (
         "passes a scikit-learn Cython criterion object (sklearn.tree._criterion.MSE) as criterion"
     ),
