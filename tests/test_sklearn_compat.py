@@ -132,3 +132,12 @@ def test_friedman_mse_is_squared_error_with_a_deprecation_warning():
         tree = DecisionTreeRegressor(criterion="friedman_mse", random_state=0)
     plain = DecisionTreeRegressor(random_state=0).fit(X, y)
     np.testing.assert_array_equal(tree.fit(X, y).predict(X), plain.predict(X))
+
+
+def test_best_is_the_exact_splitter():
+    X, y = make_classification(300, 6, random_state=0)
+    best = RandomForestClassifier(n_estimators=3, splitter="best", random_state=0).fit(X, y)
+    exact = RandomForestClassifier(n_estimators=3, splitter="exact", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(best.predict_proba(X), exact.predict_proba(X))
+    tree = DecisionTreeRegressor(splitter="best", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(tree.predict(X), DecisionTreeRegressor(random_state=0).fit(X, y).predict(X))

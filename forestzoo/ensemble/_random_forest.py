@@ -13,9 +13,9 @@ _COMMON_DOC = """
     n_estimators : int, default=100
         Number of trees.
     criterion : {crit}
-    splitter : {{"hist", "exact", "random", "stochastic"}}, default="{splitter}"
+    splitter : {{"hist", "exact", "best", "random", "stochastic"}}, default="{splitter}"
         "hist": best split over at most ``max_bins`` quantile bins per feature
-        (bins computed once per forest); "exact": best midpoint over sorted
+        (bins computed once per forest); "exact" (or "best", scikit-learn's name): best midpoint over sorted
         values (CART); "random": one uniform threshold per candidate feature
         (Extra Trees); "stochastic": the SDT search (candidate features ranked
         on growing random subsets of the node, the worse half discarded per

@@ -122,8 +122,8 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     ----------
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
         Impurity measure; "entropy" and "log_loss" are the same (bits).
-    splitter : {"exact", "hist", "random", "stochastic"}, default="exact"
-        "exact" searches midpoints of sorted values (CART); "hist" searches
+    splitter : {"exact", "best", "hist", "random", "stochastic"}, default="exact"
+        "exact" (or "best", scikit-learn's name) searches midpoints of sorted values (CART); "hist" searches
         the boundaries of at most ``max_bins`` quantile bins; "random" draws
         one threshold per candidate feature (Extra Trees); "stochastic" is
         SDT: candidate features are ranked on growing random subsets of the

@@ -23,5 +23,6 @@ Oblique splits are not a kernel: a *node model* (:mod:`..node_model`)
 proposes them from Python and the grower partitions by its mask.
 """
 
-SPLITTERS = {"hist": 0, "exact": 1, "random": 2, "stochastic": 3}
+#: Splitter names and their kernel codes; "best" is scikit-learn's name of the exact search.
+SPLITTERS = {"hist": 0, "exact": 1, "best": 1, "random": 2, "stochastic": 3}
 HIST, EXACT, RANDOM, STOCHASTIC = 0, 1, 2, 3
