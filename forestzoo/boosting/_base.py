@@ -11,33 +11,22 @@ Nothing here copies the grower or the predictor: rows are routed with
 
 import threading
 from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 from joblib import delayed, effective_n_jobs
-from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils._param_validation import Interval
 
-from .._base import tree_params
-from .._engine.api import MAX_BINS, SPLITTERS, accumulate_compact, grow
+from .._base import TREE_PARAMETER_CONSTRAINTS, tree_params
+from .._engine.api import accumulate_compact, grow
 from .._parallel import Parallel
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 #: Constraints of the base-learner parameters every boosting estimator exposes.
 BASE_LEARNER_CONSTRAINTS = {
-    "splitter": [StrOptions(set(SPLITTERS))],
-    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
-    "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
-    "min_impurity_decrease": [Interval(Real, 0.0, None, closed="left")],
-    "max_features": [
-        Interval(Integral, 1, None, closed="left"),
-        Interval(RealNotInt, 0.0, 1.0, closed="right"),
-        StrOptions({"sqrt", "log2"}),
-        None,
-    ],
-    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
-    "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
+    name: TREE_PARAMETER_CONSTRAINTS[name]
+    for name in ("splitter", "max_depth", "min_samples_split", "min_samples_leaf", "min_weight_fraction_leaf",
+                 "min_impurity_decrease", "max_features", "max_leaf_nodes", "max_bins")
 }
 _TREE_PARAMS = tuple(BASE_LEARNER_CONSTRAINTS)
 
