@@ -176,7 +176,7 @@ class EngineEstimator(BaseEstimator):
             return yk.astype(np.int32), np.zeros(n), classes.shape[0], classes
         yr = y.astype(np.float64)
         if getattr(self, "criterion", None) == "poisson":
-            check_poisson_target(yr)
+            check_poisson_target(yr, forest=hasattr(self, "n_estimators"))
         return np.zeros(n, np.int32), yr, 1, None
 
     def _is_classifier(self):

@@ -237,12 +237,16 @@ def regression_criterion(criterion):
     return criterion
 
 
-def check_poisson_target(y):
-    """Raise unless ``y`` suits the Poisson deviance: no negative value and a positive sum."""
+def check_poisson_target(y, forest=False):
+    """Raise unless ``y`` suits the Poisson deviance: no negative value and a positive sum.
+
+    The messages are scikit-learn's, whose trees and forests word the second one differently.
+    """
     if np.any(y < 0):
         raise ValueError("Some value(s) of y are negative which is not allowed for Poisson regression.")
     if not np.sum(y) > 0:
-        raise ValueError("Sum of y is not positive which is necessary for Poisson regression.")
+        raise ValueError(f"Sum of y is not {'strictly ' if forest else ''}positive which is necessary for "
+                         "Poisson regression.")
 
 
 def check_predict_data(estimator, X):

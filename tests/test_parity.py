@@ -130,16 +130,18 @@ def test_fully_grown_exact_regression_tree_fits_training_data():
 
 
 @pytest.mark.parametrize("low", [0.3, 1.3480285, 3.0, -1.7])
-def test_exact_splitter_separates_adjacent_float32_values(low):
-    # scikit-learn's splitter treats values within FEATURE_THRESHOLD = 1e-7 (added in float32) as equal,
-    # which merges neighbouring float32 values below 2.0 in magnitude; forestzoo's exact splitter
-    # separates any two distinct values, and prediction routes them as the fit did (this is why
-    # SAMME with exact stumps parts from scikit-learn's in some runs: docs/benchmarks/boosting.md).
+def test_exact_splitter_merges_adjacent_values_as_scikit_learn(low):
+    # scikit-learn's splitter treats values within FEATURE_THRESHOLD = 1e-7 (added in float32) as one
+    # value, which merges neighbouring float32 values below 2.0 in magnitude; forestzoo's exact
+    # splitter follows the same rule, so both grow the same tree
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
     lo = np.float32(low)
     hi = np.nextafter(lo, np.float32(np.inf))
     X = np.array([[lo], [hi], [lo], [hi]], dtype=np.float32)
     y = np.array([0, 1, 0, 1])
     tree = forestzoo.DecisionTreeClassifier(splitter="exact", random_state=0).fit(X, y)
-    assert tree.tree_.node_count == 3
-    assert_array_equal(tree.predict(X), y)
-    assert_array_equal(tree.predict(X.astype(np.float64)), y)
+    sk = SkTree(random_state=0).fit(X, y)
+    assert tree.tree_.node_count == sk.tree_.node_count == (3 if low == 3.0 else 1)
+    assert_array_equal(tree.predict(X), sk.predict(X))
+    assert_array_equal(tree.predict(X.astype(np.float64)), sk.predict(X.astype(np.float64)))

@@ -141,3 +141,19 @@ def test_best_is_the_exact_splitter():
     np.testing.assert_array_equal(best.predict_proba(X), exact.predict_proba(X))
     tree = DecisionTreeRegressor(splitter="best", random_state=0).fit(X, y)
     np.testing.assert_array_equal(tree.predict(X), DecisionTreeRegressor(random_state=0).fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist", "random"])
+def test_nan_unseen_in_training_goes_to_the_larger_child_right_on_a_tie(splitter):
+    from sklearn.tree import DecisionTreeRegressor as SkTree
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    tree = DecisionTreeRegressor(splitter=splitter, max_depth=1, random_state=0).fit(X, y)
+    assert tree.tree_.node_count == 3
+    assert tree.predict([[np.nan]])[0] == tree.predict([[3.0]])[0]
+    if splitter == "exact":
+        assert tree.predict([[np.nan]])[0] == SkTree(max_depth=1, random_state=0).fit(X, y).predict([[np.nan]])[0]
+    if splitter != "random":  # (a random threshold may put either row count on the left)
+        unequal = DecisionTreeRegressor(splitter=splitter, max_depth=1, random_state=0).fit(X[:3], [0.0, 1.0, 1.0])
+        assert unequal.predict([[np.nan]])[0] == 1.0  # two rows right, one left

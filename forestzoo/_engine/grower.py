@@ -269,9 +269,8 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
             wybuf[n_right] = wyp
             s1_left += fl * wp * yrp
             s1_right += fr * wp * yrp
-            qp = wp * yrp * yrp if criterion == SQUARED_ERROR else wp * q_of(yrp, criterion)
-            s2_left += fl * qp
-            s2_right += fr * qp
+            s2_left += fl * wp * yrp * yrp
+            s2_right += fr * wp * yrp * yrp
         else:
             ykp = yk[p]
             yk[q] = ykp
@@ -291,6 +290,11 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
         tot_left[3] = s2_left
         tot_right[2] = s1_right
         tot_right[3] = s2_right
+        if criterion > SQUARED_ERROR:
+            # Poisson's fourth statistic, sum w y log y, in a pass of its own (a log per row), so that
+            # the squared-error loop above stays as it is; summed in node order, as add_sample does
+            tot_left[3] = _sum_wq(w, yr, start, start + n_left, criterion)
+            tot_right[3] = _sum_wq(w, yr, start + n_left, end, criterion)
     else:
         for q in range(n_right):
             yk[start + n_left + q] = ykbuf[q]
@@ -299,6 +303,15 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     tot_right[0] = n_right
     tot_right[1] = w_right
     return n_left
+
+
+@njit
+def _sum_wq(w, yr, start, end, criterion):
+    """``sum w * q(y)`` over node positions ``start:end`` (see :func:`.criteria.q_of`)."""
+    acc = 0.0
+    for p in range(start, end):
+        acc += w[p] * q_of(yr[p], criterion)
+    return acc
 
 
 @njit(inline="always")

@@ -16,6 +16,23 @@ REC_SIZE = 6
 
 INF = np.inf
 
+#: Values of one feature closer than this are one value to the split search, as in scikit-learn
+#: (its ``FEATURE_THRESHOLD``, added in float32; see :func:`same_value`).
+FEATURE_THRESHOLD = 1e-7
+_FEATURE_THRESHOLD32 = np.float32(FEATURE_THRESHOLD)
+
+
+@njit(inline="always")
+def same_value(lo, hi):
+    """Whether ``hi >= lo`` is one value to the split search: ``hi <= lo + 1e-7``, the sum in float32.
+
+    scikit-learn's rule: no threshold between the two, and a feature whose
+    node values all lie within it is constant in the node.  The float32 sum
+    rounds to the float32 grid, so below 2.0 in magnitude two neighbouring
+    float32 values can be one value.
+    """
+    return hi <= np.float32(lo) + _FEATURE_THRESHOLD32
+
 
 @njit(inline="always")
 def reset_record(rec):
@@ -44,14 +61,14 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
     """``s += sign * stats(one sample)``."""
     s[0] += sign
     s[1] += sign * wi
-    if criterion >= SQUARED_ERROR:
-        s[2] += sign * wi * yr_i
-        if criterion == SQUARED_ERROR:
-            s[3] += sign * wi * yr_i * yr_i
-        else:
-            s[3] += sign * wi * q_of(yr_i, criterion)
-    else:
+    if criterion < SQUARED_ERROR:
         s[2 + yk_i] += sign * wi
+    elif criterion == SQUARED_ERROR:
+        s[2] += sign * wi * yr_i
+        s[3] += sign * wi * yr_i * yr_i
+    else:
+        s[2] += sign * wi * yr_i
+        s[3] += sign * wi * q_of(yr_i, criterion)
 
 
 @njit(inline="always")
@@ -121,7 +138,8 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
     any, on the left (left = ``cum + miss``).  Returns ``(cost,
     missing_left)``; the cost is +inf when neither candidate is feasible.
     With no NaN in the node, ``missing_left`` records the side with more
-    rows, where a NaN met only at prediction time will go.  With ``cst != 0``
+    rows, where a NaN met only at prediction time will go (the right side
+    on a tie, as in scikit-learn).  With ``cst != 0``
     a candidate must also pass :func:`monotone_ok` with bounds ``lo, hi``.
     """
     best = INF
@@ -129,7 +147,7 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
     if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
             cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, criterion)):
         best = children_cost(cum, total, criterion)
-        if miss[0] == 0.0 and cum[0] >= total[0] - cum[0]:
+        if miss[0] == 0.0 and cum[0] > total[0] - cum[0]:
             ml = 1.0
     if miss[0] > 0.0:
         for k in range(tmp.shape[0]):
@@ -150,7 +168,8 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
 
     ``samples[p]`` is the node position of ``keys[p]`` (``w``, ``yk``, ``yr``
     are node-ordered).  A candidate split lies after every position whose key
-    differs from the next one; the all-values-left split (NaN rows right) is
+    is not :func:`same_value` as the next one (such keys form one group); the
+    all-values-left split (NaN rows right) is
     tried too when the node has NaN rows.  Returns ``(cost, position,
     missing_left)``; ``position`` is the last left position, ``m - 1`` for the
     all-values-left split.
@@ -193,11 +212,11 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
             sq_right += wi * (wi - 2.0 * (total[2 + yk[i]] - c_left))
         add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
         if prune:
-            if p == 0 or keys[p] > keys[p - 1]:
+            if p == 0 or not same_value(keys[p - 1], keys[p]):
                 group_class = yk[i]
             elif yk[i] != group_class:
                 group_class = -2
-        if p + 1 < m and keys[p + 1] <= keys[p]:
+        if p + 1 < m and same_value(keys[p], keys[p + 1]):
             continue
         if p + 1 == m:
             if miss[0] == 0.0:
@@ -206,7 +225,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
             # skip when the next key group holds only group_class too
             q = p + 1
             same = True
-            while q < m and keys[q] == keys[p + 1]:
+            while q < m and (q == p + 1 or same_value(keys[q - 1], keys[q])):
                 if yk[samples[q]] != group_class:
                     same = False
                     break
@@ -221,7 +240,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
                 w_left = cum[1]
                 w_right = total[1] - w_left
                 c = (w_left - sq_left / w_left) + (w_right - sq_right / w_right)
-                ml = 1.0 if cum[0] >= total[0] - cum[0] else 0.0
+                ml = 1.0 if cum[0] > total[0] - cum[0] else 0.0
         else:
             c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi)
         if c < best:

@@ -4,7 +4,9 @@ import numpy as np
 
 from ..._jit import njit
 from ..data import value
-from ._common import REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, scan_sorted
+from ._common import (
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, same_value, scan_sorted,
+)
 
 
 @njit(inline="always")
@@ -40,7 +42,7 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
     order = np.argsort(keys[:m], kind="mergesort")
     sorted_keys = keys[:m][order]
     sorted_samples = samples[:m][order]
-    if not (sorted_keys[m - 1] > sorted_keys[0] or miss[0] > 0.0):
+    if same_value(sorted_keys[0], sorted_keys[m - 1]) and miss[0] == 0.0:
         return False
     cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
                                 cst, lo, hi)

@@ -111,7 +111,7 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
     it.  Candidates are the same as :func:`._common.evaluate`'s: values up
     to a bin left with the NaN rows right, and, when the node has NaN rows,
     with them left too (``missing_left``); with no NaN, ``missing_left``
-    records the larger side.  Written on scalars: the generic loop passes
+    records the larger side (the right one on a tie).  Written on scalars: the generic loop passes
     statistics vectors to inlined helpers, and Numba then updates their
     reference counts once per bin.  ``cst, lo, hi`` as in
     :func:`._common.ratios_ok`, on the children's means.
@@ -149,7 +149,7 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
         if c < best and (cst == 0.0 or ratios_ok(w_left, s_left, w_total, s_total, cst, lo, hi)):  # NaN rows right
             best = c
             best_bin = MISSING_BIN - 1 if last else b
-            best_ml = 1.0 if (n_miss == 0.0 and n_left >= n_total - n_left) else 0.0
+            best_ml = 1.0 if (n_miss == 0.0 and n_left > n_total - n_left) else 0.0
         if n_miss > 0.0:  # NaN rows left
             c = _sq_cost(n_left + n_miss, w_left + w_miss, s_left + s_miss, n_total, w_total, s_total, q_total,
                          min_samples_leaf, min_weight_leaf)

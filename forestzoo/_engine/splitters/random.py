@@ -8,7 +8,7 @@ from ..data import value
 from ..rng import mix_randint, mix_uniform
 from ._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split,
-    mono_of,
+    mono_of, same_value,
 )
 
 
@@ -96,7 +96,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         hi = float(max(max(hi0, hi1), max(hi2, hi3)))
         if n_nan == n:
             continue
-        if hi <= lo:
+        if same_value(lo, hi):  # constant, as the exact search sees it
             if n_nan == 0:
                 continue
             thr = np.inf  # constant values: the only split is values vs NaN
@@ -110,7 +110,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         if n_nan == 0:
             n_left = 0.0
             w_left = 0.0
-            if criterion >= SQUARED_ERROR:
+            if criterion == SQUARED_ERROR:
                 s1 = 0.0
                 s2 = 0.0
                 for p in range(start, end):
@@ -119,12 +119,14 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
                     n_left += g
                     w_left += gw
                     s1 += gw * yr[p]
-                    if criterion == SQUARED_ERROR:
-                        s2 += gw * yr[p] * yr[p]
-                    else:
-                        s2 += gw * q_of(yr[p], criterion)
+                    s2 += gw * yr[p] * yr[p]
                 cum[2] = s1
                 cum[3] = s2
+            elif criterion > SQUARED_ERROR:  # Poisson: its fourth statistic needs a log per row
+                for p in range(start, end):
+                    add_sample(cum, 1.0 if vals[p - start] <= thr else 0.0, w[p], yk[p], yr[p], criterion)
+                n_left = cum[0]
+                w_left = cum[1]
             elif cum.shape[0] == 4 and unit_w:  # two classes, every weight 1: integer counts (vectorised)
                 nl = 0
                 n1 = 0
