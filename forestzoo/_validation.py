@@ -14,6 +14,11 @@ What is accepted (``docs/guarantees.md`` states it for users):
   missing values.  Rejected with a ValueError naming the problem: strings
   (also numeric-looking ones), bytes, datetimes, complex numbers, other
   objects, infinity and finite values too large for float32.
+* sparse ``X`` (scipy sparse matrices and arrays, any format): only where the
+  estimator passes ``accept_sparse=True`` (the axis-aligned trees and forests:
+  ``DecisionTree*``, ``RandomForest*``, ``ExtraTrees*``).  Absent entries are
+  zeros, stored NaN are missing values, infinity is rejected.  Other
+  estimators reject sparse ``X`` with a TypeError naming the estimator.
 * ``y``: classification labels of one type (ints, bools, strings; not a mix
   of strings and numbers; no NaN); regression targets that are finite and
   small enough that squared-error sums cannot overflow float64.
@@ -26,6 +31,7 @@ import numbers
 from contextlib import contextmanager
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -147,6 +153,30 @@ def _check_X_types(X):
     return X
 
 
+_SPARSE_ESTIMATORS = ("DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor, "
+                      "ExtraTreesClassifier, ExtraTreesRegressor")
+
+
+def _reject_sparse(estimator, X):
+    if sp.issparse(X):
+        raise TypeError(
+            f"Sparse data was passed for X, but {type(estimator).__name__} requires dense data: pass "
+            f"X.toarray(). Sparse X is accepted by {_SPARSE_ESTIMATORS}."
+        )
+
+
+def _canonical_csc(X):
+    """A sparse ``X`` (float32, validated) as CSC with sorted, unique row indices per column.
+
+    ``X``'s own arrays are not modified: a copy is sorted when its indices are not.
+    """
+    X = X.tocsc()
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
 def _check_labels(y):
     """Classification labels must be of one type: a mix of strings and numbers has no order."""
     # lists go through an object array: np.asarray(["a", 1]) would silently make both strings
@@ -164,12 +194,18 @@ def _check_labels(y):
             raise ValueError("y contains None; class labels must be given for every sample.")
 
 
-def check_fit_data(estimator, X, y, sample_weight, classification):
+def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse=False):
     """Validate ``(X, y, sample_weight)`` for ``fit``.
 
     Returns ``X`` as C-ordered float32 (NaN kept, inf rejected), ``y`` as a
     1-D array and ``sample_weight`` as float64 with a positive, finite sum.
+    With ``accept_sparse``, a scipy sparse ``X`` (any format) is returned as
+    float32 CSC with sorted, unique row indices per column (the engine's
+    layout, :func:`forestzoo._engine.data.csc_layout`, takes int32 indices and
+    int64 pointers from it); without it, sparse ``X`` raises a TypeError.
     """
+    if not accept_sparse:
+        _reject_sparse(estimator, X)
     y_shape = np.asarray(y).shape if y is not None else ()
     if len(y_shape) == 2 and y_shape[1] > 1:
         raise ValueError(
@@ -182,8 +218,10 @@ def check_fit_data(estimator, X, y, sample_weight, classification):
         _check_labels(y)
     X, y = validate_data(
         estimator, X, y, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
-        y_numeric=not classification, multi_output=False,
+        y_numeric=not classification, multi_output=False, accept_sparse=["csc", "csr"] if accept_sparse else False,
     )
+    if sp.issparse(X):
+        X = _canonical_csc(X)
     if classification:
         check_classification_targets(y)
     else:
@@ -249,11 +287,18 @@ def check_poisson_target(y, forest=False):
                          "Poisson regression.")
 
 
-def check_predict_data(estimator, X):
-    """Validate ``X`` for prediction against the fitted feature count and names."""
+def check_predict_data(estimator, X, accept_sparse=False):
+    """Validate ``X`` for prediction against the fitted feature count and names.
+
+    Returns C-ordered float32; with ``accept_sparse``, a scipy sparse ``X`` is
+    returned as float32 CSR (without it, sparse ``X`` raises a TypeError).
+    """
     check_is_fitted(estimator)
+    if not accept_sparse:
+        _reject_sparse(estimator, X)
     _check_ndim(X)
     X = _check_X_types(X)
     return validate_data(
-        estimator, X, dtype=np.float32, order="C", ensure_all_finite="allow-nan", reset=False
+        estimator, X, dtype=np.float32, order="C", ensure_all_finite="allow-nan", reset=False,
+        accept_sparse="csr" if accept_sparse else False,
     )

@@ -28,9 +28,11 @@ _BOOTSTRAP_IS_NOT_WEIGHTING = (
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {
     "RandomForestClassifier": {
         "check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP_IS_NOT_WEIGHTING,
+        "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP_IS_NOT_WEIGHTING,
     },
     "RandomForestRegressor": {
         "check_sample_weight_equivalence_on_dense_data": _BOOTSTRAP_IS_NOT_WEIGHTING,
+        "check_sample_weight_equivalence_on_sparse_data": _BOOTSTRAP_IS_NOT_WEIGHTING,
     },
 }
 

@@ -7,7 +7,8 @@ dispatcher, so it can be called from other ``@njit`` code), grouped by what
 they are for:
 
 * **training data** -- :class:`TrainingData`, :func:`prepare_data`
-  (binned codes or the feature-major float matrix, built once per fit) and
+  (binned codes, the feature-major float matrix or, for a scipy sparse
+  ``X``, its CSC layout; built once per fit) and
   :func:`resolve_max_features` (``max_features`` as a number of features);
 * **growing** -- :func:`grow` grows one tree from a :class:`TreeParams`
   (the resolved growth parameters; :data:`SDT_DEFAULTS` the stochastic
@@ -30,7 +31,8 @@ they are for:
   the compiled predictor kernels :func:`apply_compact`,
   :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
   :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
-  an oblique node);
+  an oblique node), and :func:`dense_row_blocks`, which hands the walkers a
+  scipy sparse ``X`` as dense blocks of rows;
 * **edits** -- pure edits of fitted trees: :func:`compact`,
   :func:`empty_nodes`, :func:`expand_leaves`, :func:`prune_to_leaves`,
   :func:`node_sums`, :func:`values_from_sums`, :func:`class_targets`,
@@ -64,7 +66,7 @@ from .splitters._common import evaluate as evaluate_split
 from .splitters.stochastic import sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature, sort_pairs
 from .tree import (
     NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
-    accumulate_tree, apply_compact,
+    accumulate_tree, apply_compact, dense_row_blocks,
 )
 from .tree import _oblique_side as oblique_side
 
@@ -82,7 +84,8 @@ __all__ = [
     "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature", "sort_pairs",
     # fitted trees and the predictor
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "TREE_LEAF",
-    "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "oblique_side",
+    "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",
+    "oblique_side",
     # edits
     "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",
     "regression_targets", "values_from_sums",

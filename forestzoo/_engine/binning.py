@@ -5,9 +5,16 @@ NaN.  A value ``v`` gets code ``b`` = number of edges strictly below ``v``, so
 ``code <= b`` is exactly ``v <= edges[f, b]``: a split found on codes is
 stored with the real threshold ``edges[f, b]`` and the predictor, which works
 on raw values, sends every training row where the grower sent it.
+
+A scipy sparse ``X`` (CSC) is binned column by column without being
+densified: a column's edges come from its sorted stored values with its
+implicit zeros inserted in place, and its codes start as the code of 0 with
+the stored entries coded over it.  Edges and codes equal those of the dense
+matrix.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._jit import njit
 from .._threads import run_blocks
@@ -19,7 +26,20 @@ BINNING_SUBSAMPLE = 200_000
 
 def _feature_edges(col, max_bins):
     """Sorted thresholds (at most ``max_bins - 1``) between the bins of ``col``."""
-    col = np.sort(col[~np.isnan(col)].astype(np.float64))
+    return _sorted_edges(np.sort(col[~np.isnan(col)].astype(np.float64)), max_bins)
+
+
+def _sparse_sorted_column(X, f):
+    """The non-NaN values of column ``f`` of the CSC matrix ``X``, sorted (float64), implicit zeros included."""
+    lo, hi = X.indptr[f], X.indptr[f + 1]
+    stored = X.data[lo:hi]
+    stored = np.sort(stored[~np.isnan(stored)].astype(np.float64))
+    at = np.searchsorted(stored, 0.0)
+    return np.concatenate((stored[:at], np.zeros(X.shape[0] - (hi - lo)), stored[at:]))
+
+
+def _sorted_edges(col, max_bins):
+    """:func:`_feature_edges` of a column already sorted, NaN removed."""
     if col.size == 0:
         return np.zeros(0, dtype=np.float64)
     uniq = col[np.concatenate(([True], col[1:] != col[:-1]))]
@@ -42,7 +62,8 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
 
     Parameters
     ----------
-    X : ndarray (n_samples, n_features), float32 or float64, NaN allowed.
+    X : ndarray (n_samples, n_features), float32 or float64, NaN allowed; or a
+        scipy sparse matrix or array (read as CSC; absent entries are 0).
     max_bins : int in [2, 255], number of value bins per feature.
     subsample : int, quantiles are computed on at most this many rows.
     n_threads : int, threads over blocks of features (numpy's sort releases
@@ -61,10 +82,18 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
         X = X[rows]
     edges = np.full((n_features, max_bins - 1), np.inf, dtype=np.float64)
     n_bins = np.empty(n_features, dtype=np.int32)
+    if sp.issparse(X):
+        X = X.tocsc()
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
 
     def edges_of(f_lo, f_hi):
         for f in range(f_lo, f_hi):
-            e = _feature_edges(X[:, f], max_bins)
+            if sp.issparse(X):
+                e = _sorted_edges(_sparse_sorted_column(X, f), max_bins)
+            else:
+                e = _feature_edges(X[:, f], max_bins)
             edges[f, : e.size] = e
             n_bins[f] = e.size + 1
 
@@ -98,13 +127,44 @@ def _bin_columns(X, edges, n_bins, out, f_lo, f_hi):
                 out[f, i] = lo
 
 
+@njit
+def _code(edges, f, n_edges, v):
+    """Code of the value ``v`` of feature ``f``: the number of its edges strictly below ``v``."""
+    if np.isnan(v):
+        return MISSING_BIN
+    lo = 0
+    hi = n_edges
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if edges[f, mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit
+def _bin_csc_columns(data, indices, indptr, edges, n_bins, out, f_lo, f_hi):
+    # codes of the features f_lo .. f_hi - 1 of a CSC matrix: the code of 0, then the stored entries
+    for f in range(f_lo, f_hi):
+        n_edges = n_bins[f] - 1
+        out[f, :] = _code(edges, f, n_edges, np.float32(0.0))
+        for k in range(indptr[f], indptr[f + 1]):
+            out[f, indices[k]] = _code(edges, f, n_edges, data[k])
+
+
 def bin_data(X, edges, n_bins, n_threads=1):
     """Codes of ``X`` as ``uint8`` in feature-major layout ``(n_features, n_samples)``.
 
     Feature-major storage makes the histogram loop read one contiguous row of
     codes per feature while it walks the node's (sorted) sample indices.
     ``n_threads`` threads code blocks of features (the codes do not depend on it).
+    ``X`` may be a scipy sparse CSC matrix with sorted, unique row indices per
+    column; its codes are written column by column.
     """
     out = np.empty((X.shape[1], X.shape[0]), dtype=np.uint8)
-    run_blocks(_bin_columns, X.shape[1], n_threads, X, edges, n_bins, out)
+    if sp.issparse(X):
+        run_blocks(_bin_csc_columns, X.shape[1], n_threads, X.data, X.indices, X.indptr, edges, n_bins, out)
+    else:
+        run_blocks(_bin_columns, X.shape[1], n_threads, X, edges, n_bins, out)
     return out

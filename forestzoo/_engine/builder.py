@@ -1,6 +1,6 @@
 """Training data preparation and one-tree growth: what the estimators call to grow a tree.
 
-Everything here works on validated numpy arrays.  A forest prepares the
+Everything here works on validated numpy arrays or scipy sparse matrices.  A forest prepares the
 training data once (:func:`prepare_data`: bins or the feature-major float
 matrix) and then calls :func:`grow` once per tree with that tree's weights.
 """
@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 
 from .binning import compute_bin_edges, bin_data
 from .criteria import CRITERIA, SQUARED_ERROR
+from .data import csc_layout
 from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
     COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grower_for,
@@ -41,13 +43,21 @@ class TrainingData:
     splitter: int
     n_features: int
     Xb: np.ndarray  # uint8 (n_features, n_samples) codes; empty unless hist
-    Xf: np.ndarray  # float32 (n_features, n_samples) values; empty for hist
+    Xf: np.ndarray | tuple  # float32 (n_features, n_samples) values, or the CSC tuple of .data; empty for hist
     edges: np.ndarray  # float64 (n_features, max_bins - 1)
     n_bins: np.ndarray  # int32 (n_features,)
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
     """Bin ``X`` (hist) or store it feature-major (exact, random); done once per forest.
+
+    ``X`` is a 2-D numpy array or a scipy sparse matrix or array (absent
+    entries are 0, a stored NaN is missing).  A sparse ``X`` is never made
+    dense: the exact, random and stochastic splitters read it in the CSC
+    layout of :mod:`.data` (:func:`.data.csc_layout`), and hist bins it
+    column by column into the same uint8 codes as the dense matrix (``n_features
+    x n_samples`` bytes), so that it grows the same trees as on the dense
+    matrix.
 
     With ``sample_weight``, the bin edges are the quantiles of the rows of
     positive weight only: a row of weight 0 is absent from training and must
@@ -59,6 +69,11 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
     if n_samples >= 2**31 - 1:
         raise ValueError(f"X has {n_samples} rows; forestzoo trees index rows with int32 (< 2**31 - 1).")
     if code == HIST:
+        if sp.issparse(X):
+            X = sp.csc_matrix(X)
+            if not X.has_canonical_format:
+                X = X.copy()
+                X.sum_duplicates()
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
         edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed, n_threads=n_threads)
         Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
@@ -67,7 +82,7 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         edges = np.empty((n_features, 0), dtype=np.float64)
         n_bins = np.zeros(n_features, dtype=np.int32)
         Xb = np.empty((0, 0), dtype=np.uint8)
-        Xf = np.ascontiguousarray(X.T, dtype=np.float32)
+        Xf = csc_layout(X) if sp.issparse(X) else np.ascontiguousarray(X.T, dtype=np.float32)
     return TrainingData(code, n_features, Xb, Xf, edges, n_bins)
 
 

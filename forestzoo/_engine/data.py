@@ -26,6 +26,8 @@ Layouts:
   value is found by binary search in its column, so a node of ``n`` rows
   costs ``O(n log nnz_f)`` per feature.
 
+:func:`csc_layout` builds the CSC tuple from a scipy sparse matrix.
+
 A new layout is one overload of each function for its type, plus its
 preparation where the training data is prepared; neither the grower nor the
 split kernels change.  The hist kernel reads binned codes instead
@@ -41,6 +43,23 @@ from numba.core import types
 from numba.extending import overload
 
 from .._jit import borrow, njit
+
+
+def csc_layout(X):
+    """The CSC layout of a scipy sparse matrix or array ``X`` (any format).
+
+    Converted to CSC with float32 values, int32 row indices sorted within each
+    column (duplicates summed) and int64 column pointers; ``X`` itself is not
+    modified, and its arrays are shared when they already have these types.
+    """
+    import scipy.sparse as sp
+
+    m = sp.csc_matrix(X)
+    if not m.has_canonical_format:
+        m = m.copy()
+        m.sum_duplicates()
+    return (m.data.astype(np.float32, copy=False), m.indices.astype(np.int32, copy=False),
+            m.indptr.astype(np.int64, copy=False), np.int64(m.shape[1]))
 
 
 def value(X, f, i):

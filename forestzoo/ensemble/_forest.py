@@ -14,6 +14,7 @@ from numbers import Integral
 
 import numpy as np
 from joblib import delayed, effective_n_jobs
+from scipy.sparse import issparse
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
@@ -26,7 +27,7 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    apply_compact, draw_seeds, grow, prepare_data,
+    apply_compact, dense_row_blocks, draw_seeds, grow, prepare_data,
 )
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
@@ -107,6 +108,9 @@ class BaseForest(EngineEstimator):
         "verbose": ["verbose"],
     }
     _tree_class = None
+    #: Whether fit and the predict-side methods take scipy sparse X: the plain forests
+    #: (RandomForest*, ExtraTrees*) do; a family whose hooks need dense X keeps False.
+    _sparse_X = False
 
     # -- fitting (``fit`` itself is EngineEstimator.fit) ----------------------
     def _fit(self, X, y, sample_weight):
@@ -120,7 +124,8 @@ class BaseForest(EngineEstimator):
         weights for ``class_weight="balanced_subsample"``), then
         :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
         """
-        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
+        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
+                                             accept_sparse=self._sparse_X)
         # scikit-learn's checks and messages, in its order
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` "
@@ -252,7 +257,9 @@ class BaseForest(EngineEstimator):
         Each thread takes one large block of rows and sweeps every tree over
         it, in tree order: a tree's nodes stay in cache for thousands of rows,
         and every row sums its trees in the same order whatever ``n_jobs`` is,
-        so predictions are bit-identical across ``n_jobs``.
+        so predictions are bit-identical across ``n_jobs``.  A sparse ``X``
+        (CSR) is densified a few MB of rows at a time within each thread's
+        block (:func:`~forestzoo._engine.api.dense_row_blocks`).
         """
         trees = [e.tree_ for e in self.estimators_] if trees is None else trees
         n_values = trees[0].n_values
@@ -262,16 +269,17 @@ class BaseForest(EngineEstimator):
 
         compact = [t.compact for t in trees]  # derived once, before the threads start
 
-        def run(a, b):
-            block = out[a:b]  # a view: each thread writes its own rows
-            leaves = np.empty(b - a, dtype=np.intp)
-            for t, c in zip(trees, compact):
-                if isinstance(t, LeafValueTree):
-                    accumulate_compact_leaves(X[a:b], c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
-                                              t.obl_feature, t.obl_weight, leaves, block)
-                else:
-                    accumulate_compact(X[a:b], c, t.walk_nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight,
-                                       leaves, block)
+        def run(start, stop):
+            for a, b, rows in dense_row_blocks(X, start, stop):  # one block, X[start:stop], for a dense X
+                block = out[a:b]  # a view: each thread writes its own rows
+                leaves = np.empty(b - a, dtype=np.intp)
+                for t, c in zip(trees, compact):
+                    if isinstance(t, LeafValueTree):
+                        accumulate_compact_leaves(rows, c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
+                                                  t.obl_feature, t.obl_weight, leaves, block)
+                    else:
+                        accumulate_compact(rows, c, t.walk_nodes, t.values, t.obl_ptr, t.obl_feature, t.obl_weight,
+                                           leaves, block)
 
         Parallel(n_jobs=n_blocks, require="sharedmem")(
             delayed(run)(a, b) for a, b in zip(bounds[:-1], bounds[1:])
@@ -281,17 +289,18 @@ class BaseForest(EngineEstimator):
 
     def apply(self, X):
         """Leaf index of every sample in every tree, shape (n_samples, n_estimators)."""
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         out = np.empty((X.shape[0], len(self.estimators_)), dtype=np.intp)
 
-        def run(j, t):
-            col = np.empty(X.shape[0], dtype=np.intp)
-            apply_compact(X, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
-            out[:, j] = col
+        def run(j, t, rows, a, b):
+            col = np.empty(b - a, dtype=np.intp)
+            apply_compact(rows, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
+            out[a:b, j] = col
 
-        Parallel(n_jobs=self.n_jobs, require="sharedmem")(
-            delayed(run)(j, e.tree_) for j, e in enumerate(self.estimators_)
-        )
+        for a, b, rows in dense_row_blocks(X):  # one block, X itself, for a dense X
+            Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+                delayed(run)(j, e.tree_, rows, a, b) for j, e in enumerate(self.estimators_)
+            )
         return out
 
     def decision_path(self, X):
@@ -303,13 +312,16 @@ class BaseForest(EngineEstimator):
         n_nodes_ptr : ndarray (n_estimators + 1,), tree ``i`` owns columns
             ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]``.
         """
-        X = check_predict_data(self, X)
-        paths = [e.tree_.decision_path(X) for e in self.estimators_]
+        from scipy.sparse import hstack, vstack
+
+        X = check_predict_data(self, X, accept_sparse=self._sparse_X)
+        blocks = []
+        for _, _, rows in dense_row_blocks(X):  # one block, X itself, for a dense X
+            paths = [e.tree_.decision_path(rows) for e in self.estimators_]
+            blocks.append(hstack(paths).tocsr())
         n_nodes_ptr = np.zeros(len(paths) + 1, dtype=np.int64)
         np.cumsum([p.shape[1] for p in paths], out=n_nodes_ptr[1:])
-        from scipy.sparse import hstack
-
-        return hstack(paths).tocsr(), n_nodes_ptr
+        return (blocks[0] if len(blocks) == 1 else vstack(blocks, format="csr")), n_nodes_ptr
 
     @property
     def feature_importances_(self):
@@ -368,6 +380,8 @@ class BaseForest(EngineEstimator):
         ]
 
     def _oob_mean_values(self, X):
+        if issparse(X):
+            X = X.tocsr()  # each tree reads its out-of-bag rows X[rows]; its predict walks them in dense blocks
         n_samples = X.shape[0]
         n_values = self.estimators_[0].tree_.values.shape[1]
         sums = np.zeros((n_samples, n_values))
@@ -391,6 +405,7 @@ class BaseForest(EngineEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = self._sparse_X
         return tags
 
 
@@ -406,7 +421,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
     def predict_proba(self, X):
         """Mean over trees of the leaf class proportions (Breiman 2001, soft voting)."""
-        return self._mean_values(check_predict_data(self, X))
+        return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
@@ -438,7 +453,7 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
     def predict(self, X):
         """Mean over trees of the leaf means."""
-        return self._mean_values(check_predict_data(self, X))[:, 0]
+        return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))[:, 0]
 
     def _set_oob(self, X, y):
         from sklearn.metrics import r2_score  # deferred: keeps `import forestzoo` fast

@@ -19,6 +19,9 @@ from .._validation import check_fit_data, check_predict_data, regression_criteri
 class BaseDecisionTree(EngineEstimator):
     """Common fit/predict of the single trees; not for direct use."""
 
+    #: Whether fit and the predict-side methods take scipy sparse X (see the classes' docstrings).
+    _sparse_X = True
+
     _parameter_constraints = {**TREE_PARAMETER_CONSTRAINTS, "ccp_alpha": [Interval(Real, 0.0, None, closed="left")],
                               "monotonic_cst": ["array-like", None]}
 
@@ -44,7 +47,8 @@ class BaseDecisionTree(EngineEstimator):
         self.monotonic_cst = monotonic_cst
 
     def _fit(self, X, y, sample_weight):
-        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier())
+        X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
+                                             accept_sparse=self._sparse_X)
         yk, yr, n_values, classes = self._encode_target(y)
         params = tree_params(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
@@ -61,7 +65,7 @@ class BaseDecisionTree(EngineEstimator):
         return self
 
     def _raw_predict(self, X):
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         return self.tree_.predict(X)
 
     def cost_complexity_pruning_path(self, X, y, sample_weight=None):
@@ -85,12 +89,12 @@ class BaseDecisionTree(EngineEstimator):
 
     def apply(self, X):
         """Index of the leaf each sample ends in, shape (n_samples,)."""
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         return self.tree_.apply(X)
 
     def decision_path(self, X):
         """Sparse (n_samples, n_nodes) indicator of the nodes each sample visits."""
-        X = check_predict_data(self, X)
+        X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         return self.tree_.decision_path(X)
 
     def get_depth(self):
@@ -112,6 +116,7 @@ class BaseDecisionTree(EngineEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
+        tags.input_tags.sparse = self._sparse_X
         return tags
 
 
@@ -184,6 +189,16 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Missing values (NaN) are supported: each split learns the side NaN goes
     to; a node that saw no NaN sends it to its larger child.
 
+    ``X`` may be a scipy sparse matrix or array (any format) in ``fit`` and
+    in every predict-side method, as in scikit-learn: absent entries are
+    zeros, stored NaN are missing values.  The tree equals the one grown on
+    ``X.toarray()`` with every splitter, and predictions equal those on the
+    dense matrix.  ``fit`` never makes ``X`` dense: the exact, random and
+    stochastic splitters read its CSC form (a value is found by binary search
+    in its column), and ``splitter="hist"`` bins it column by column into the
+    same uint8 codes (``n_features x n_samples`` bytes) as a dense ``X``.
+    Prediction densifies a few MB of rows at a time.
+
     ``tree_.n_split_evaluations`` counts the (row, feature) pairs the split
     searches read, the complexity measure of the SDT paper's Figures 1-2.
 
@@ -254,7 +269,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     positive sum; a split must leave both children a positive sum).
     ``"friedman_mse"`` maps to "squared_error" with a ``FutureWarning``, as in
     scikit-learn 1.9.  Leaves predict the weighted mean of their targets;
-    ``monotonic_cst`` constrains that mean.
+    ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
+    :class:`DecisionTreeClassifier`.
 
     Examples
     --------

@@ -1,0 +1,219 @@
+"""Sparse X (scipy sparse matrices and arrays) in the axis-aligned trees and forests.
+
+A model fitted on a sparse matrix equals the one fitted on the same matrix made
+dense (same trees, node for node), and every predict-side method gives on a
+sparse matrix what it gives on the dense one.  Other families reject sparse X
+with a TypeError naming the estimator.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+
+from forestzoo import (
+    DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier,
+    RandomForestRegressor, RotationForestClassifier,
+)
+from forestzoo._engine.api import dense_row_blocks
+
+CONTAINERS = [sp.csr_matrix, sp.csc_matrix, sp.coo_matrix, sp.csr_array, sp.csc_array]
+TREES = [DecisionTreeClassifier, DecisionTreeRegressor]
+FORESTS = [RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier, ExtraTreesRegressor]
+
+
+def _data(seed=0, n=300, d=12):
+    rng = np.random.RandomState(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.75] = 0.0
+    X[:, 3] = 0.0  # a column with no stored value
+    X[rng.uniform(size=n) < 0.05, 5] = np.nan  # stored NaN: missing values
+    y = (X[:, 0] > 0).astype(np.int64) + (np.nan_to_num(X[:, 1]) > 0.2) + (np.nan_to_num(X[:, 5]) < -0.3)
+    return X, y
+
+
+def _target(est, X, y):
+    return y if hasattr(est, "predict_proba") else y + X[:, 2].astype(np.float64)
+
+
+def _trees(est):
+    return [est.tree_] if hasattr(est, "tree_") else [e.tree_ for e in est.estimators_]
+
+
+def _assert_same_model(a, b):
+    ta, tb = _trees(a), _trees(b)
+    assert len(ta) == len(tb)
+    for x, y in zip(ta, tb):
+        assert_array_equal(x.nodes, y.nodes)
+        assert_array_equal(x.values, y.values)
+
+
+def _make(cls, splitter, **kw):
+    if cls in FORESTS:
+        kw.setdefault("n_estimators", 4)
+    return cls(splitter=splitter, random_state=0, **kw)
+
+
+@pytest.mark.parametrize("splitter", ["exact", "random", "hist", "stochastic"])
+@pytest.mark.parametrize("cls", TREES + FORESTS)
+def test_fit_on_sparse_grows_the_dense_model(cls, splitter):
+    X, y = _data()
+    dense = _make(cls, splitter)
+    y = _target(dense, X, y)
+    dense.fit(X, y)
+    for container in (sp.csr_matrix, sp.csc_array):
+        sparse = _make(cls, splitter).fit(container(X), y)
+        _assert_same_model(dense, sparse)
+        assert_array_equal(dense.predict(X), sparse.predict(container(X)))
+    assert _trees(dense)[0].node_count > 7
+
+
+@pytest.mark.parametrize("container", CONTAINERS)
+@pytest.mark.parametrize("cls", TREES + [RandomForestClassifier, ExtraTreesRegressor])
+def test_predict_side_methods_on_sparse_equal_dense(cls, container):
+    X, y = _data(1)
+    est = _make(cls, "exact")
+    est.fit(X, _target(est, X, y))
+    Xs = container(X)
+    assert_array_equal(est.predict(Xs), est.predict(X))
+    assert_array_equal(est.apply(Xs), est.apply(X))
+    assert est.score(Xs, _target(est, X, y)) == est.score(X, _target(est, X, y))
+    if hasattr(est, "predict_proba"):
+        assert_array_equal(est.predict_proba(Xs), est.predict_proba(X))
+        assert_array_equal(est.predict_log_proba(Xs), est.predict_log_proba(X))
+    path_s, path_d = est.decision_path(Xs), est.decision_path(X)
+    if isinstance(path_d, tuple):
+        assert_array_equal(path_s[1], path_d[1])
+        path_s, path_d = path_s[0], path_d[0]
+    assert sp.issparse(path_s) and path_s.format == "csr"
+    assert_array_equal(path_s.toarray(), path_d.toarray())
+
+
+def test_prediction_walks_many_dense_blocks(monkeypatch):
+    # blocks of 7 rows: every method crosses many block boundaries
+    from forestzoo._engine import tree as tree_module
+
+    X, y = _data(2, n=200)
+    forest = RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y)
+    expected = (forest.predict_proba(X), forest.apply(X), forest.decision_path(X)[0].toarray(),
+                forest.estimators_[0].tree_.decision_path(X).toarray())
+    monkeypatch.setattr(tree_module, "BLOCK_VALUES", 7 * X.shape[1])
+    Xs = sp.csr_matrix(X)
+    assert len(list(dense_row_blocks(Xs))) == 29
+    assert_array_equal(forest.predict_proba(Xs), expected[0])
+    assert_array_equal(forest.apply(Xs), expected[1])
+    assert_array_equal(forest.decision_path(Xs)[0].toarray(), expected[2])
+    assert_array_equal(forest.estimators_[0].tree_.decision_path(Xs).toarray(), expected[3])
+
+
+def test_dense_row_blocks():
+    X, _ = _data(3, n=50)
+    blocks = list(dense_row_blocks(X, 5, 20))
+    assert len(blocks) == 1 and blocks[0][:2] == (5, 20) and blocks[0][2].base is not None  # a view, no copy
+    for a, b, block in dense_row_blocks(sp.csr_matrix(X.astype(np.float64)), 5, 20):
+        assert block.dtype == np.float32 and block.flags.c_contiguous
+        assert_array_equal(block, X[a:b])
+    assert [(a, b) for a, b, _ in dense_row_blocks(sp.csr_matrix(X), 4, 4)] == [(4, 4)]
+
+
+@pytest.mark.filterwarnings("ignore:Some inputs do not have OOB scores")
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+def test_oob_on_sparse_equals_dense(splitter):
+    X, y = _data(4, n=400)
+    for cls, target in ((RandomForestClassifier, y), (RandomForestRegressor, y + X[:, 2].astype(np.float64))):
+        dense = cls(n_estimators=6, oob_score=True, splitter=splitter, random_state=0).fit(X, target)
+        sparse = cls(n_estimators=6, oob_score=True, splitter=splitter, random_state=0).fit(sp.csc_matrix(X), target)
+        assert sparse.oob_score_ == dense.oob_score_
+        oob = "oob_decision_function_" if cls is RandomForestClassifier else "oob_prediction_"
+        assert_array_equal(getattr(sparse, oob), getattr(dense, oob))
+
+
+def test_stored_nan_is_missing_and_absent_entries_are_zero():
+    # one feature: rows 0-2 absent (0), row 3 stored 1.0, row 4 stored NaN, row 5 stored -1.0
+    X = np.array([[0.0], [0.0], [0.0], [1.0], [np.nan], [-1.0]], dtype=np.float32)
+    y = np.array([0, 0, 0, 1, 1, 0])
+    Xs = sp.csr_matrix(X)
+    assert Xs.nnz == 3
+    for splitter in ("exact", "hist"):
+        tree = DecisionTreeClassifier(splitter=splitter, random_state=0).fit(Xs, y)
+        assert_array_equal(tree.predict(Xs), y)
+        assert_array_equal(tree.predict(Xs), tree.predict(X))
+        _assert_same_model(tree, DecisionTreeClassifier(splitter=splitter, random_state=0).fit(X, y))
+
+
+def test_all_zero_matrix_and_explicit_zeros():
+    X, y = _data(5, n=60)
+    empty = sp.csr_matrix(X.shape, dtype=np.float64)
+    tree = DecisionTreeClassifier(random_state=0).fit(empty, y)
+    assert tree.tree_.node_count == 1
+    # explicit zeros are values 0, as absent entries are
+    explicit = sp.csr_matrix(X)
+    explicit.data[::3] = 0.0
+    assert explicit.nnz == sp.csr_matrix(X).nnz
+    dense = explicit.toarray()
+    for splitter in ("exact", "hist"):
+        a = DecisionTreeClassifier(splitter=splitter, random_state=0).fit(explicit, y)
+        b = DecisionTreeClassifier(splitter=splitter, random_state=0).fit(dense, y)
+        _assert_same_model(a, b)
+
+
+def test_unsorted_indices_and_duplicates_are_read_as_scipy_reads_them():
+    X, y = _data(6, n=80)
+    csc = sp.csc_matrix(X)
+    csc.indices = csc.indices.copy()
+    csc.data = csc.data.copy()
+    # reverse the row order inside every column: the same matrix, indices unsorted
+    for f in range(csc.shape[1]):
+        lo, hi = csc.indptr[f], csc.indptr[f + 1]
+        csc.indices[lo:hi] = csc.indices[lo:hi][::-1]
+        csc.data[lo:hi] = csc.data[lo:hi][::-1]
+    csc.has_sorted_indices = False
+    before = (csc.indices.copy(), csc.data.copy())
+    a = DecisionTreeClassifier(random_state=0).fit(csc, y)
+    assert_array_equal(csc.indices, before[0])  # the caller's matrix is not modified
+    assert_array_equal(csc.data, before[1])
+    _assert_same_model(a, DecisionTreeClassifier(random_state=0).fit(X, y))
+    # COO with duplicates: summed, as scipy's toarray sums them
+    coo = sp.coo_matrix(X)
+    half = coo.data / 2
+    dup = sp.coo_matrix((np.concatenate([half, half]), (np.tile(coo.row, 2), np.tile(coo.col, 2))), shape=X.shape)
+    b = DecisionTreeClassifier(random_state=0).fit(dup, y)
+    _assert_same_model(b, DecisionTreeClassifier(random_state=0).fit(dup.toarray(), y))
+
+
+def test_sparse_with_infinity_is_rejected():
+    X, y = _data(7, n=40)
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="[Ii]nfinity"):
+        DecisionTreeClassifier().fit(sp.csr_matrix(X), y)
+    X[0, 0] = 1.0
+    tree = DecisionTreeClassifier().fit(sp.csr_matrix(X), y)
+    X[1, 1] = np.inf
+    with pytest.raises(ValueError, match="[Ii]nfinity"):
+        tree.predict(sp.csr_matrix(X))
+
+
+def test_low_level_tree_methods_take_sparse_and_name_what_they_take():
+    X, y = _data(8)
+    tree = DecisionTreeRegressor(random_state=0).fit(X, y).tree_
+    Xs = sp.csr_matrix(X)
+    assert_array_equal(tree.apply(Xs), tree.apply(X))
+    assert_array_equal(tree.predict(sp.csc_array(X)), tree.predict(X))
+    assert_array_equal(tree.decision_path(Xs).toarray(), tree.decision_path(X).toarray())
+    with pytest.raises(TypeError, match="numpy array or a scipy sparse"):
+        tree.apply(X.tolist())
+
+
+def test_sparse_tags():
+    for cls in TREES + FORESTS:
+        assert cls().__sklearn_tags__().input_tags.sparse
+    assert not RotationForestClassifier().__sklearn_tags__().input_tags.sparse
+
+
+def test_other_families_reject_sparse_naming_themselves():
+    X, y = _data(9, n=60)
+    with pytest.raises(TypeError, match="Sparse data .* RotationForestClassifier requires dense data"):
+        RotationForestClassifier(n_estimators=2).fit(sp.csr_matrix(X), y)
+    fitted = RotationForestClassifier(n_estimators=2, random_state=0).fit(np.nan_to_num(X), y)
+    with pytest.raises(TypeError, match="RotationForestClassifier requires dense data"):
+        fitted.predict(sp.csr_matrix(X))
