@@ -168,8 +168,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
 
     ``samples[p]`` is the node position of ``keys[p]`` (``w``, ``yk``, ``yr``
     are node-ordered).  A candidate split lies after every position whose key
-    is not :func:`same_value` as the next one (such keys form one group); the
-    all-values-left split (NaN rows right) is
+    differs from the next one; the all-values-left split (NaN rows right) is
     tried too when the node has NaN rows.  Returns ``(cost, position,
     missing_left)``; ``position`` is the last left position, ``m - 1`` for the
     all-values-left split.
@@ -212,11 +211,11 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
             sq_right += wi * (wi - 2.0 * (total[2 + yk[i]] - c_left))
         add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
         if prune:
-            if p == 0 or not same_value(keys[p - 1], keys[p]):
+            if p == 0 or keys[p] > keys[p - 1]:
                 group_class = yk[i]
             elif yk[i] != group_class:
                 group_class = -2
-        if p + 1 < m and same_value(keys[p], keys[p + 1]):
+        if p + 1 < m and keys[p + 1] <= keys[p]:
             continue
         if p + 1 == m:
             if miss[0] == 0.0:
@@ -225,7 +224,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
             # skip when the next key group holds only group_class too
             q = p + 1
             same = True
-            while q < m and (q == p + 1 or same_value(keys[q - 1], keys[q])):
+            while q < m and keys[q] == keys[p + 1]:
                 if yk[samples[q]] != group_class:
                     same = False
                     break

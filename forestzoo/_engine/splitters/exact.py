@@ -44,6 +44,15 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
     sorted_samples = samples[:m][order]
     if same_value(sorted_keys[0], sorted_keys[m - 1]) and miss[0] == 0.0:
         return False
+    # scikit-learn's rule: a value within FEATURE_THRESHOLD of the one before it (see same_value)
+    # belongs to its group, so no threshold falls between them; giving it the group's key lets
+    # scan_sorted cut only between distinct keys (the thresholds below use the values themselves)
+    prev = sorted_keys[0]
+    for p in range(1, m):
+        v = sorted_keys[p]
+        if v > prev and same_value(prev, v):
+            sorted_keys[p] = sorted_keys[p - 1]
+        prev = v
     cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
                                 cst, lo, hi)
     if cost < rec[REC_COST]:
@@ -51,5 +60,5 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
         rec[REC_FEATURE] = f
         rec[REC_MISSING_LEFT] = ml
         rec[REC_BIN] = -1.0
-        rec[REC_THRESHOLD] = np.inf if pos == m - 1 else midpoint(sorted_keys[pos], sorted_keys[pos + 1])
+        rec[REC_THRESHOLD] = np.inf if pos == m - 1 else midpoint(keys[order[pos]], keys[order[pos + 1]])
     return True
