@@ -145,3 +145,16 @@ def test_exact_splitter_merges_adjacent_values_as_scikit_learn(low):
     assert tree.tree_.node_count == sk.tree_.node_count == (3 if low == 3.0 else 1)
     assert_array_equal(tree.predict(X), sk.predict(X))
     assert_array_equal(tree.predict(X.astype(np.float64)), sk.predict(X.astype(np.float64)))
+
+
+def test_exact_splitter_groups_repeated_values_after_near_equal_ones():
+    # 0.3 and its float32 neighbour are one value; a repeat of the neighbour after them stays in that
+    # group: the only cut is before 1.0 (a cut between the two equal neighbours would put a threshold
+    # equal to both, and route rows against the search)
+    lo = np.float32(0.3)
+    hi = np.nextafter(lo, np.float32(np.inf))
+    X = np.array([[lo], [hi], [hi], [1.0]], dtype=np.float32)
+    y = np.array([0, 0, 1, 1])
+    tree = forestzoo.DecisionTreeClassifier(splitter="exact", random_state=0).fit(X, y)
+    assert tree.tree_.threshold[0] > hi
+    assert np.all(tree.tree_.n_node_samples > 0)

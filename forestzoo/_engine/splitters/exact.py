@@ -50,7 +50,7 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
     prev = sorted_keys[0]
     for p in range(1, m):
         v = sorted_keys[p]
-        if v > prev and same_value(prev, v):
+        if same_value(prev, v):  # equal values included: the group's key may be below them
             sorted_keys[p] = sorted_keys[p - 1]
         prev = v
     cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
