@@ -4,7 +4,7 @@ Messages follow scikit-learn's style: say what was wrong and what is
 accepted.  Bad input is rejected here, before any fitted state is touched,
 so a failed ``fit`` never corrupts a previously fitted model.
 
-What is accepted (``docs/guarantees.md`` states it for users):
+What is accepted (README.md's "Guarantees" states it for users):
 
 * ``X``: a 2-D array-like of numbers -- numpy arrays of any int, uint,
   float (float16 converts to float32 exactly) or bool dtype, lists of
