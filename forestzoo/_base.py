@@ -47,7 +47,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "max_bins": [Interval(Integral, 2, MAX_BINS, closed="both")],
     "random_state": ["random_state"],
-    # SDT (splitter="stochastic"), seed 004 Section 3: rows per round N_j / 2^C, at most alpha rounds
+    # SDT (splitter="stochastic"), Section 3 of the SDT paper: rows per round N_j / 2^C, at most alpha rounds
     "sdt_C": [Interval(Integral, 1, 31, closed="both")],
     "sdt_alpha": [Interval(Integral, 1, None, closed="left")],
     "sdt_min_features_fraction": [Interval(Real, 0.0, 1.0, closed="right")],

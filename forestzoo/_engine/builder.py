@@ -144,7 +144,8 @@ def table_to_nodes(table):
 
 
 #: Default parameters of the stochastic splitter: C, alpha, min_features_fraction, N_0
-#: (seed 004, Section 3 and 4: C = 10, alpha = 7-10, ~0.5 % of the features kept, N_0 = 20).
+#: (the SDT paper, "Stochastic induction of decision trees with application to learning Haar tree",
+#: Sections 3 and 4: C = 10, alpha = 7-10, ~0.5 % of the features kept, N_0 = 20).
 SDT_DEFAULTS = (10.0, 8.0, 0.005, 20.0)
 
 

@@ -1,7 +1,7 @@
 """Rotation Forest (Rodriguez, Kuncheva & Alonso 2006) and Random Rotation Forest.
 
 Every tree gets its own rotation ``R`` (Suganthan's lecture "Random Forest and
-Variants", seed 001, "Rotation Forest algorithm"):
+Variants", "Rotation Forest algorithm"):
 
 1. the features are split at random into ``K`` subsets of (about)
    ``M = n_features_per_subset`` features;

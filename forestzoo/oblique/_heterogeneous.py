@@ -147,7 +147,7 @@ HeterogeneousObliqueForestClassifier.__doc__ = """Heterogeneous oblique random f
     References
     ----------
     R. Katuwal, P. N. Suganthan, L. Zhang, "Heterogeneous oblique random forest",
-    Pattern Recognition 99, 2020 (lecture seed 001, Algorithm 2 and GAOREXHSEARCH).
+    Pattern Recognition 99, 2020 (the lecture, Algorithm 2 and GAOREXHSEARCH).
     J. C. Dunn, "Well-separated clusters and optimal fuzzy partitions", J. Cybernetics 4(1), 1974.
 
     Examples

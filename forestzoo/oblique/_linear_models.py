@@ -5,7 +5,7 @@ node's standardised candidate features), the positive hyperclass ``t`` and
 the rows' weights ``w`` -- and returns candidate hyperplanes ``W[j] . z =
 b[j]`` (a row goes left when ``W[j] . z <= b[j]``), the linear-node-model
 interface of :mod:`forestzoo.oblique`.  The lecture's six classifiers
-(seed 001, "Heterogeneous Oblique Random Forest"):
+(Suganthan's lecture, "Heterogeneous Oblique Random Forest"):
 
 =========  ======================================================================
 code       model

@@ -1,6 +1,6 @@
 """One-vs-all oblique random forests: obRaF(L), obRaF(RR), obRaF(S), obRaF(LS), obRaF(LR), obRaF(M).
 
-Lecture (seed 001), "Oblique Random Forest (ObRaF) with linear hyperplanes
+Lecture, "Oblique Random Forest (ObRaF) with linear hyperplanes
 based on one-vs-all approach", Algorithm 1: at every node, the ``K``
 classes present give ``K`` binary problems (one class against the others;
 one problem when ``K = 2``), one linear classifier is trained on each, and
@@ -136,7 +136,7 @@ OneVsAllObliqueForestClassifier.__doc__ = """One-vs-all oblique random forest: o
     References
     ----------
     R. Katuwal, P. N. Suganthan, L. Zhang, "Heterogeneous oblique random forest",
-    Pattern Recognition 99, 2020 (lecture seed 001, obRaF(L/RR/S/LS/LR/M)).
+    Pattern Recognition 99, 2020 (the lecture, obRaF(L/RR/S/LS/LR/M)).
     R. Katuwal, P. N. Suganthan, "Enhancing multi-class classification of random forest
     using random vector functional neural network and oblique decision surfaces", IJCNN 2018.
 

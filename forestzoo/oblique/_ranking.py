@@ -1,7 +1,7 @@
 """Scoring, enumerating and evolving the class partitions of the heterogeneous forest (GAOREXHSEARCH).
 
 A partition of a node's ``K`` classes is a boolean row over the classes
-(``True`` = positive hyperclass).  Lecture (seed 001, "Generating several
+(``True`` = positive hyperclass).  Lecture ("Generating several
 partitions and their ranking") ranks partitions by two scores, both
 higher-is-better:
 

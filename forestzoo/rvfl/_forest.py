@@ -1,6 +1,6 @@
 """Ensembles of decision trees with RVFL networks: RFL and obRFL (Katuwal, Suganthan & Zhang 2018).
 
-Lecture (seed 001), "Ensemble of Decision Trees with RVFL for multi-class
+Lecture, "Ensemble of Decision Trees with RVFL for multi-class
 classification": the RVFL makes a ``K``-way split at the root, and a
 decision tree is grown below each branch.
 

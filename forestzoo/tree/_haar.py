@@ -1,4 +1,4 @@
-"""The Haar tree: an SDT-grown decision tree over Haar features of images (seed 004, Section 5.1)."""
+"""The Haar tree: an SDT-grown decision tree over Haar features of images (the SDT paper, Section 5.1)."""
 
 import math
 from concurrent.futures import ThreadPoolExecutor

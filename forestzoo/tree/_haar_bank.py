@@ -1,7 +1,7 @@
 """The Haar feature bank of the Haar tree, computed on demand from integral images.
 
 Appendix A.2 of "Stochastic induction of decision trees with application to
-learning Haar tree" (seed 004) builds its features by sliding Haar filters
+learning Haar tree" builds its features by sliding Haar filters
 over the image: every filter shape of its Figure 4, every region size
 ``(3n, 3m)`` with ``n, m = 1..8``, every position of a 28 x 28 image (about
 121,000 features, Section 5.1).  The text we have names the shapes (two- and

@@ -1,7 +1,7 @@
 """SDT over the Haar bank: the node model that grows a Haar tree on the engine.
 
 At every node the grower asks :class:`HaarNodeModel` for a split.  The
-model runs Steps 1-5 of the SDT search (seed 004, Section 3) over the whole
+model runs Steps 1-5 of the SDT search (Section 3) over the whole
 Haar bank with :func:`haar_sdt_search`, whose rounds are those of the
 engine's stochastic splitter (:mod:`forestzoo._engine.splitters.stochastic`:
 the same schedule and fallback, sorted runs merged across rounds, halving,

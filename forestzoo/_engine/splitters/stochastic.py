@@ -1,6 +1,6 @@
 """Stochastic split search (``splitter="stochastic"``): SDT, Steps 1-5 of
 "Stochastic induction of decision trees with application to learning Haar
-tree" (seed 004, Section 3).
+tree" (Section 3).
 
 At a node of ``N_j`` rows the search keeps a *working set* ``S_t`` of rows
 and a set ``D^t`` of surviving features.  Each round moves

@@ -1,6 +1,6 @@
 """Boosted trees (forestzoo.boosting): the AdaBoost family, LSBoost / AdaBoost.R2 and gradient boosting.
 
-Names follow the lecture's list of AdaBoost variants (seed 001, boosted trees section).
+Names follow the lecture's list of AdaBoost variants (Suganthan's lecture, boosted trees section).
 The AdaBoost-family classifiers use trees of depth 3 (8 leaves, the tree size of
 Friedman, Hastie & Tibshirani 2000's experiments) on the histogram splitter and no
 shrinkage, as the papers define them; gradient boosting uses ESL's usual depth 3 and

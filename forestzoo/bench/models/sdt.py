@@ -1,9 +1,9 @@
 """Stochastic decision trees (SDT) and Haar trees ("Stochastic induction of decision trees with
-application to learning Haar tree", seed 004), with the exact CART tree they are compared with."""
+application to learning Haar tree"), with the exact CART tree they are compared with."""
 
 from ..registry import Suite, register_model, register_suite
 
-_REF = "Stochastic induction of decision trees with application to learning Haar tree (seed 004)"
+_REF = "Stochastic induction of decision trees with application to learning Haar tree"
 _DEPTH = 12  # the deepest trees of the paper's Figures 1-3 (depths 5-12)
 
 
