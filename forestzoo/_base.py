@@ -26,7 +26,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
 from ._engine.api import MAX_BINS, SDT_DEFAULTS, SPLITTERS, TreeParams, resolve_max_features
-from ._validation import check_poisson_target, keep_state_on_error
+from ._validation import keep_state_on_error
 
 #: Seeds drawn from a ``random_state`` lie in ``[0, MAX_SEED)``.
 MAX_SEED = np.iinfo(np.int32).max
@@ -175,8 +175,6 @@ class EngineEstimator(BaseEstimator):
             classes, yk = np.unique(y, return_inverse=True)
             return yk.astype(np.int32), np.zeros(n), classes.shape[0], classes
         yr = y.astype(np.float64)
-        if getattr(self, "criterion", None) == "poisson":
-            check_poisson_target(yr, forest=hasattr(self, "n_estimators"))
         return np.zeros(n, np.int32), yr, 1, None
 
     def _is_classifier(self):

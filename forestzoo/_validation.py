@@ -216,6 +216,11 @@ def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse
     X = _check_X_types(X)
     if classification and y is not None:
         _check_labels(y)
+    if not classification and y is not None and getattr(estimator, "criterion", None) == "poisson":
+        # scikit-learn checks a Poisson target before it compares the lengths of X and y
+        y_float = _as_float_or_none(y)
+        if y_float is not None:
+            check_poisson_target(y_float, forest=hasattr(estimator, "n_estimators"))
     X, y = validate_data(
         estimator, X, y, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
         y_numeric=not classification, multi_output=False, accept_sparse=["csc", "csr"] if accept_sparse else False,
@@ -231,7 +236,7 @@ def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse
             raise ValueError("y contains NaN or infinity; regression targets must be finite.")
     if sample_weight is not None and not isinstance(sample_weight, (int, float)):
         sw = np.asarray(sample_weight)
-        if sw.size > 0 and sw.dtype.kind in "biuf" and not np.any(sw != 0):
+        if sw.ndim >= 1 and sw.size > 0 and sw.dtype.kind in "biuf" and not np.any(sw != 0):
             raise ValueError("sample_weight is all zero: at least one sample must have a positive weight.")
     sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -273,6 +278,14 @@ def regression_criterion(criterion):
                       "remove this warning.", FutureWarning, stacklevel=3)
         return "squared_error"
     return criterion
+
+
+def _as_float_or_none(y):
+    """``y`` as a float64 array, or None when it holds something else (left to the full validation)."""
+    try:
+        return np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
 
 
 def check_poisson_target(y, forest=False):

@@ -121,6 +121,25 @@ def test_poisson_rejects_bad_targets():
         RandomForestRegressor(criterion="poisson", n_estimators=2).fit(X, np.linspace(-1, 1, 10))
     with pytest.raises(ValueError, match="Sum of y is not positive"):
         DecisionTreeRegressor(criterion="poisson").fit(X, np.zeros(10))
+    # before the lengths of X and y are compared, as scikit-learn orders its checks
+    with pytest.raises(ValueError, match="y is not positive.*Poisson"):
+        DecisionTreeRegressor(criterion="poisson").fit([[0, 1, 2]], [0, 0, 0])
+    with pytest.raises(ValueError, match="consistent numbers of samples"):
+        DecisionTreeRegressor(criterion="poisson").fit([[0, 1, 2]], [1, 2, 3])
+
+
+def test_scalar_sample_weight_gets_scikit_learns_type_error():
+    X, y = make_classification(20, 5, random_state=0)
+    with pytest.raises(TypeError, match="Input should have at least 1 dimension"):
+        DecisionTreeClassifier().fit(X, y, sample_weight=np.array(0))
+
+
+@pytest.mark.parametrize("max_samples, expected", [(None, 200), (50, 50), (1.5, 300)])
+def test_n_samples_bootstrap_as_scikit_learn_names_it(max_samples, expected):
+    X, y = make_classification(200, 5, random_state=0)
+    forest = RandomForestClassifier(n_estimators=2, max_samples=max_samples, random_state=0).fit(X, y)
+    assert forest._n_samples_bootstrap == expected
+    assert RandomForestClassifier(n_estimators=2, bootstrap=False).fit(X, y)._n_samples_bootstrap is None
 
 
 def test_friedman_mse_is_squared_error_with_a_deprecation_warning():

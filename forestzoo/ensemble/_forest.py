@@ -186,6 +186,7 @@ class BaseForest(EngineEstimator):
             self.n_classes_ = int(classes.shape[0])
         self.estimators_ = old + [self._wrap_tree(t, int(s), d, params) for (t, d), s in zip(grown, new_seeds)]
         self._n_samples_fit = n_samples
+        self._n_samples_bootstrap = n_draws if self.bootstrap else None  # scikit-learn's name for it
         if self.oob_score:
             self._set_oob(X, y)
         return self
