@@ -481,7 +481,7 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
                   f"predicting (each distinct message is in warnings.log); a model's scores are "
                   f"shown as measured, whatever it warned:", "",
                   _md_table(["model", "dataset", "warnings", "first message"],
-                            [[m, d, c, _cell(f)] for m, d, c, f in caught])]
+                            [[m, d, c, _cell(f)] for m, d, c, f in caught], ["l", "l", "r", "l"])]
     return "\n".join(parts) + "\n"
 
 
@@ -500,7 +500,9 @@ def write_report(run, command=None, paper_dir=None, data_home=None):
         if suite.protocol == "official" else f"holdout ({suite.test_size:.0%} test)")
     protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.describe_trees()} trees per "
                 f"ensemble, preprocess = {suite.preprocess or 'none'}, n_jobs = {run.n_jobs}, "
-                f"random_state = {run.random_state}; {os.cpu_count()} CPUs seen."
+                f"random_state = {run.random_state}, time budget = "
+                f"{'none' if suite.time_budget_s is None else f'{suite.time_budget_s:g} s'}; "
+                f"{os.cpu_count()} CPUs seen."
                 + (f" Test rows transformed by {suite.test_transform!r} (training rows clean)."
                    if suite.test_transform is not None else "")
                 + (f" {suite.notes}" if suite.notes else ""))
