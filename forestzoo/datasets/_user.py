@@ -396,7 +396,15 @@ def dataset_from_spec(spec, *, task="classification", target=None, categorical="
                 stem = stem[:-len(suffix)]
                 break
         name = stem or spec
-    source = f"{spec} (target {target or 'default'}, categorical {categorical})"
+    # the file's checksum is part of its source, so that a run does not resume into the
+    # results of another version of the file (run.json records the sources)
+    if not spec.startswith("openml:") and Path(spec).expanduser().is_file():
+        from ._base import _sha256
+
+        digest = f"sha256 {_sha256(Path(spec).expanduser())[:16]}, "
+    else:
+        digest = ""
+    source = f"{spec} ({digest}target {target or 'default'}, categorical {categorical})"
     taken = {k.lower(): k for k in REGISTRY}
     if name.lower() in taken and REGISTRY[taken[name.lower()]].source != source:
         name = spec
