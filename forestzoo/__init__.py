@@ -37,7 +37,7 @@ def _exports():
 
 
 _EXPORTS = _exports()
-__all__ = ["FAMILIES", "all_estimators", "__version__", *_EXPORTS]
+__all__ = ["FAMILIES", "all_estimators", "show_versions", "__version__", *_EXPORTS]
 
 
 def __getattr__(name):
@@ -51,6 +51,23 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
+
+
+def show_versions(file=None):
+    """Print forestzoo's version (and commit, from a checkout), those of Python and
+    the libraries it runs on, and this machine's platform and CPU count.
+
+    The same versions are recorded in every ``forestzoo bench`` run (``run.json``
+    and the report's header).
+
+    Parameters
+    ----------
+    file : file-like, optional
+        Where to print (default ``sys.stdout``).
+    """
+    from .bench.provenance import show_versions as show
+
+    show(file)
 
 
 def all_estimators(family=None):

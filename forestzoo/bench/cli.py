@@ -7,7 +7,6 @@ import shlex
 import sys
 import time
 
-from ..datasets import DATA_ENV_VAR, DOWNLOAD_ENV_VAR
 from .registry import PERCENT_METRICS, get_suite, list_models, list_suites, resolve_models
 
 __all__ = ["console", "main"]
@@ -15,6 +14,13 @@ __all__ = ["console", "main"]
 DEFAULT_OUT = "forestzoo-results"
 #: exit status of an interrupted run (128 + SIGINT)
 INTERRUPTED = 130
+#: exit status when stdout is closed early (``forestzoo suites | head -1``): 128 + SIGPIPE
+BROKEN_PIPE = 141
+#: exit status of a run in which some fold's model raised
+FOLDS_FAILED = 3
+# forestzoo.datasets.DATA_ENV_VAR / DOWNLOAD_ENV_VAR, spelled out: importing forestzoo.datasets
+# loads numpy, which `forestzoo --help` need not wait for
+_DATA_ENV_VAR, _DOWNLOAD_ENV_VAR = "FORESTZOO_DATA", "FORESTZOO_DOWNLOAD"
 
 
 def _version():
@@ -30,20 +36,49 @@ def _csv(text):
     return [item.strip() for item in text.split(",") if item.strip()]
 
 
+def _budget(text):
+    """``--time-budget``: seconds > 0, or ``none`` for no limit."""
+    if text.strip().lower() == "none":
+        return "none"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds or 'none', got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected seconds > 0 or 'none', got {text!r}")
+    return value
+
+
 def _add_bench(sub):
     bench = sub.add_parser(
         "bench", help="run a benchmark suite and write its report",
         description="Run a suite (default: quick): every model on the same splits; each "
                     "fold's result is appended to OUT/results.csv as soon as it exists, "
                     "so the same command run again resumes an interrupted run. Prints and "
-                    "writes OUT/report.md (scores, ranks, Friedman / Nemenyi, CD diagram).",
+                    "writes OUT/report.md (versions, scores, ranks, Friedman / Nemenyi, CD "
+                    "diagram, warnings). Exit status: 0 done; 1 missing file or no network; "
+                    f"2 bad input; {FOLDS_FAILED} some folds failed (listed on stderr and "
+                    f"marked FAILED in the report); {INTERRUPTED} interrupted.",
     )
     bench.add_argument("--suite", default="quick", metavar="NAME",
                        help="suite name (default: %(default)s); see 'forestzoo suites'")
     bench.add_argument("--models", type=_csv, default=None, metavar="A,B,...",
-                       help="replace the suite's models; see 'forestzoo models'")
+                       help="replace the suite's models: names from 'forestzoo models' "
+                            "(any case), or module:callable, a factory returning a "
+                            "scikit-learn estimator (e.g. mypkg.models:make_hgb)")
     bench.add_argument("--datasets", type=_csv, default=None, metavar="A,B,...",
-                       help="replace the suite's datasets; see 'forestzoo datasets'")
+                       help="replace the suite's datasets: names from 'forestzoo datasets' "
+                            "(any case), paths of .csv / .tsv (header row), .parquet, .npz "
+                            "(arrays X, y) files, or openml:ID (fetched; needs a network)")
+    bench.add_argument("--target", default=None, metavar="COLUMN",
+                       help="target column of the data files (default: the last column)")
+    bench.add_argument("--categorical", choices=("refuse", "onehot"), default="refuse",
+                       help="non-numeric feature columns of data files: an error naming "
+                            "them, or one-hot encoded (default: %(default)s)")
+    bench.add_argument("--time-budget", type=_budget, default=None, metavar="SECONDS|none",
+                       help="seconds of timed fitting and predicting the models share "
+                            "evenly; a model past its share skips the remaining datasets "
+                            "(default: the suite's, 240 for quick, none for the others)")
     bench.add_argument("--repeats", type=int, default=None, metavar="R",
                        help="repetitions of the protocol (default: the suite's)")
     bench.add_argument("--folds", "--cv", dest="folds", type=int, default=None, metavar="K",
@@ -56,7 +91,7 @@ def _add_bench(sub):
                        help="seed of the splits and models (default: %(default)s)")
     bench.add_argument("--data-home", default=None, metavar="DIR",
                        help=f"directory of non-bundled dataset files (default: "
-                            f"${DATA_ENV_VAR}); with {DOWNLOAD_ENV_VAR}=1 a missing file "
+                            f"${_DATA_ENV_VAR}); with {_DOWNLOAD_ENV_VAR}=1 a missing file "
                             f"whose dataset records an OpenML id is fetched from OpenML")
     bench.add_argument("--paper-tables", default=None, metavar="DIR",
                        help="directory of the papers' tables (default: "
@@ -68,6 +103,12 @@ def _add_bench(sub):
                        help=f"output directory (default: {DEFAULT_OUT}/SUITE)")
     bench.add_argument("--no-progress", action="store_true",
                        help="print no progress on stderr")
+    bench.add_argument("--quiet", "-q", action="store_true",
+                       help="print neither progress nor the report, only where it is and "
+                            "what failed")
+    bench.add_argument("--allow-version-change", action="store_true",
+                       help="resume into OUT although its results were made with other "
+                            "library versions (refused otherwise; the report lists each set)")
 
 
 def _add_plot(sub):
@@ -182,14 +223,16 @@ def _announce_compilation():
 
 
 def _bench(args, argv):
+    from dataclasses import replace
     from pathlib import Path
 
     from .._jit import on_first_compile
 
-    from .report import write_report
-    from .runner import run_suite
-
+    out = None
     try:
+        from .report import failure_summary, warning_summary, write_report
+        from .runner import run_suite
+
         suite = get_suite(args.suite)
         name = suite.name
         if args.noise_fraction is not None:
@@ -199,28 +242,52 @@ def _bench(args, argv):
                                  f"{', '.join(with_noise)}.")
             suite = suite.with_test_noise(args.noise_fraction)
             name = f"{suite.name}-noise{args.noise_fraction:g}"  # its own results: a run resumes one transform
+        if args.time_budget is not None:
+            suite = replace(suite, time_budget_s=None if args.time_budget == "none"
+                            else args.time_budget)
         out = Path(args.out) if args.out else Path(DEFAULT_OUT) / name
-        progress = _Progress(enabled=not args.no_progress, metric=suite.metric)
-        with progress, on_first_compile(_announce_compilation):
+        progress = _Progress(enabled=not (args.no_progress or args.quiet), metric=suite.metric)
+        announce = (lambda: None) if args.quiet else _announce_compilation
+        with progress, on_first_compile(announce):
             run = run_suite(suite, models=args.models, datasets=args.datasets,
                             repeats=args.repeats, folds=args.folds,
                             n_estimators=args.n_estimators, n_jobs=args.n_jobs,
                             random_state=args.random_state, data_home=args.data_home,
-                            out=out, on_result=progress.update, on_plan=progress.plan)
-    except (ValueError, FileNotFoundError) as exc:  # bad input: a message, no traceback
+                            out=out, on_result=progress.update, on_plan=progress.plan,
+                            target=args.target, categorical=args.categorical,
+                            allow_version_change=args.allow_version_change)
+        command = "forestzoo " + " ".join(shlex.quote(a) for a in argv)
+        text = write_report(run, command=command, paper_dir=args.paper_tables,
+                            data_home=args.data_home)
+    except ValueError as exc:  # bad input: a message, no traceback
         print(f"forestzoo: error: {exc}", file=sys.stderr)
-        return 1 if isinstance(exc, FileNotFoundError) else 2
+        return 2
+    except (OSError, ImportError) as exc:  # a missing file, no network, no pyarrow
+        print(f"forestzoo: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print(f"\nforestzoo: interrupted; every finished result is in {out / 'results.csv'}."
-              f" Run the same command again to resume.", file=sys.stderr)
+        where = f"every finished result is in {out / 'results.csv'}." if out is not None else \
+            "nothing was run."
+        print(f"\nforestzoo: interrupted; {where} Run the same command again to resume.",
+              file=sys.stderr)
         return INTERRUPTED
-    command = "forestzoo " + " ".join(shlex.quote(a) for a in argv)
-    text = write_report(run, command=command, paper_dir=args.paper_tables,
-                        data_home=args.data_home)
-    print(text)
+    if not args.quiet:
+        print(text)
     print(f"Report: {out / 'report.md'}; results: {out / 'results.csv'} "
           f"({run.new} new rows, {run.seconds:.0f} s, of which "
           f"{run.warm_up_seconds:.0f} s warm-up fits)")
+    shown = [r for r in run.results if r.dataset in run.datasets]
+    warned = warning_summary(shown)
+    if warned:
+        print(f"forestzoo: {sum(w[2] for w in warned)} warnings from {len(warned)} (model, dataset) "
+              f"pairs; see 'Warnings' in {out / 'report.md'}", file=sys.stderr)
+    failed = failure_summary(shown)
+    if failed:
+        print(f"forestzoo: {sum(f[2] for f in failed)} folds failed (marked FAILED in "
+              f"{out / 'report.md'}):", file=sys.stderr)
+        for model, dataset, count, first in failed:
+            print(f"  {model} on {dataset}: {count} folds; {first}", file=sys.stderr)
+        return FOLDS_FAILED
     return 0
 
 
@@ -231,15 +298,21 @@ def _plot(args):
         print("forestzoo: error: say which plot: 'forestzoo plot boundary --model M "
               "--dataset two_spirals'", file=sys.stderr)
         return 2
+    import warnings
+
     out = args.out or f"boundary_{args.dataset}.png"
     try:
-        _, acc = plot_boundary(args.models, args.dataset, out=out,
-                               n_estimators=args.n_estimators, n_jobs=args.n_jobs,
-                               random_state=args.random_state, resolution=args.resolution,
-                               data_home=args.data_home)
+        with warnings.catch_warnings(record=True) as notes:
+            warnings.simplefilter("always", UserWarning)
+            _, acc = plot_boundary(args.models, args.dataset, out=out,
+                                   n_estimators=args.n_estimators, n_jobs=args.n_jobs,
+                                   random_state=args.random_state, resolution=args.resolution,
+                                   data_home=args.data_home)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         print(f"forestzoo: error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, (FileNotFoundError, ImportError)) else 2
+    for note in dict.fromkeys(str(w.message) for w in notes if "forestzoo" in str(w.filename)):
+        print(f"forestzoo: note: {note}", file=sys.stderr)
     shown = ", ".join(f"{m} {a:.3f}" for m, a in acc.items())
     print(f"Wrote {out} (test accuracy: {shown})")
     return 0
@@ -249,10 +322,12 @@ def _list_datasets():
     from ..datasets import list_datasets
 
     for d in list_datasets():
-        where = "bundled" if d.bundled else "synthetic" if d.synthetic else "data dir"
-        kind = f"{d.n_classes} classes" if d.n_classes else "regression"
-        print(f"{d.name:34s} {d.n_samples:6d} x {d.n_features:<4d} {kind:11s} {where:9s} "
-              f"{d.licence}")
+        where = ("bundled" if d.bundled else "synthetic" if d.synthetic else
+                 "user" if d.loader is not None else "data dir")
+        kind = (f"{d.n_classes} classes" if d.n_classes else "regression"
+                if d.task == "regression" else "classes ?")
+        size = f"{d.n_samples:6d} x {d.n_features:<4d}" if d.n_samples else f"{'?':>6s} x {'?':<4s}"
+        print(f"{d.name:34s} {size} {kind:11s} {where:9s} {d.licence}")
     return 0
 
 
@@ -270,9 +345,10 @@ def _list_models():
 def _list_suites():
     for s in list_suites():
         models = ",".join(resolve_models(s))
+        budget = "none" if s.time_budget_s is None else f"{s.time_budget_s:g} s"
         print(f"{s.name:18s} {s.description}\n{'':18s} protocol={s.protocol} folds={s.folds} "
               f"repeats={s.repeats} n_estimators={s.describe_trees()} metric={s.metric} "
-              f"preprocess={s.preprocess}"
+              f"preprocess={s.preprocess} time_budget={budget}"
               + (f" test_transform={s.test_transform!r}" if s.test_transform is not None else "")
               + f"\n{'':18s} models: {models}\n{'':18s} datasets: "
               f"{','.join(s.datasets)}")
@@ -298,14 +374,31 @@ def main(argv=None):
 def console(argv=None):
     """Entry point of the ``forestzoo`` console script and ``python -m forestzoo``.
 
-    As :func:`main`, except that an interrupted run leaves the process at once:
-    the worker threads of the fit in flight cannot be stopped, and Python's
-    exit would wait for their current tasks (trees, blocks of the thread pool)
-    to end.  Every finished result is already in ``results.csv``.
+    As :func:`main`, except that it never ends in a traceback for the two ways
+    a user stops a command: Ctrl-C at any point prints one line and exits with
+    status 130 at once (the worker threads of the fit in flight cannot be
+    stopped, and Python's exit would wait for their current tasks to end; every
+    finished result is already in ``results.csv``), and a reader that closes
+    the output early (``forestzoo suites | head -1``) ends it quietly with
+    status 141.
     """
-    status = main(argv)
+    try:
+        status = main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, while the handler below still runs
+    except KeyboardInterrupt:
+        print("\nforestzoo: interrupted.", file=sys.stderr)
+        status = INTERRUPTED
+    except BrokenPipeError:
+        # the reader has gone: stop writing, and let the interpreter's last flush of stdout
+        # write to /dev/null instead of raising again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os._exit(BROKEN_PIPE)
     if status == INTERRUPTED:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (BrokenPipeError, KeyboardInterrupt):
+            pass
         os._exit(INTERRUPTED)
     return status

@@ -2,10 +2,13 @@
 (the style of the DNRF paper's Fig. 1 and 3: training points over the regions
 each model predicts)."""
 
+import warnings
+
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from ..datasets import get_dataset_info, list_datasets, load_dataset
+from ..datasets import _synthetic, get_dataset_info, list_datasets, load_dataset
+from ..datasets._base import check_files, get_data_home
 from .registry import get_model, make_model
 
 __all__ = ["plot_boundary"]
@@ -21,7 +24,11 @@ def plot_boundary(models, dataset="two_spirals", *, out=None, n_estimators=100, 
         Registered classification model names; one panel each.
     dataset : str, default="two_spirals"
         A registered classification dataset with exactly two features
-        (``two_spirals``, ``four_spirals``, ``banana``, ...).
+        (``two_spirals``, ``four_spirals``, ``banana``, ...). A data-directory
+        dataset whose file is absent but that has a generator
+        (``banana``: :func:`~forestzoo.datasets.make_banana`) is drawn with it
+        instead, as many points as the file holds, with a ``UserWarning``
+        saying so.
     out : str or path-like, optional
         PNG file to write.
     n_estimators, n_jobs, random_state
@@ -59,7 +66,7 @@ def plot_boundary(models, dataset="two_spirals", *, out=None, n_estimators=100, 
                          f"regions need a 2-feature classification dataset: {valid}.")
     if not isinstance(resolution, (int, np.integer)) or resolution < 10:
         raise ValueError(f"resolution must be an integer >= 10, got {resolution!r}.")
-    X, y = load_dataset(dataset, data_home=data_home)
+    X, y = _load_or_draw(info, data_home)
     X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, stratify=y,
                                               random_state=random_state)
     pad = 0.05 * (X.max(axis=0) - X.min(axis=0))
@@ -89,3 +96,19 @@ def plot_boundary(models, dataset="two_spirals", *, out=None, n_estimators=100, 
     if out is not None:
         fig.savefig(out, dpi=110)
     return fig, accuracies
+
+
+def _load_or_draw(info, data_home):
+    """``(X, y)`` of a 2-D dataset; drawn by its ``make_<name>`` generator when its file is absent."""
+    generator = getattr(_synthetic, f"make_{info.name}", None)
+    if generator is not None and not (info.bundled or info.synthetic):
+        try:
+            check_files(info.name, data_home)
+        except FileNotFoundError:
+            home = get_data_home(data_home)
+            where = f"in {home}" if home is not None else "in a data directory (none given)"
+            warnings.warn(f"the file of {info.name!r} is not {where}: plotting "
+                          f"{info.n_samples} points drawn by forestzoo.datasets.make_{info.name}"
+                          f"(random_state=0) instead.", UserWarning, stacklevel=3)
+            return generator(info.n_samples, random_state=0)
+    return load_dataset(info.name, data_home=data_home)

@@ -19,21 +19,35 @@ every module there is imported the first time the registry is read, so a new
 family only adds a file.  Factories import their estimator lazily so that
 listing models stays cheap.
 
+The user's models come in two ways, without a change to forestzoo: a name
+``module:callable`` (``mypkg.models:make_hgb``), imported when it is looked
+up, and the entry points of the ``forestzoo.models`` group of an installed
+package, registered the first time the registry is read.  Either callable is a
+factory returning an unfitted scikit-learn estimator; it receives those of
+``n_estimators``, ``n_jobs`` and ``random_state`` that its signature names
+(see :func:`model_from_spec`).
+
 A *suite* names datasets, models and a protocol (see :class:`Suite`);
 families register the suites their paper defines in the same modules. The
 generic suites (``quick``, ``lecture-uci``) live in :mod:`forestzoo.bench.suites`.
 """
 
 import importlib
+import inspect
 import pkgutil
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 __all__ = [
     "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
     "get_suite", "list_models", "list_suites", "make_model", "resolve_models", "METRICS",
-    "PERCENT_METRICS",
+    "PERCENT_METRICS", "ENTRY_POINT_GROUP", "model_from_spec",
 ]
+
+#: Entry-point group under which an installed package registers its models:
+#: ``[project.entry-points."forestzoo.models"]`` ``NAME = "module:factory"``.
+ENTRY_POINT_GROUP = "forestzoo.models"
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,7 @@ class ModelSpec:
     family: str = ""  # forestzoo subpackage, or "peer" for another library's model
     reference: str = ""  # the paper, "Author et al. YEAR"
     quick: bool = True  # part of the default ``quick`` suite
+    package: str | None = None  # top-level package of a user's factory (its version is recorded)
 
 
 PROTOCOLS = ("cv", "holdout", "official")
@@ -195,6 +210,106 @@ def _load_registrations():
     for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: (m.name != "forests", m.name)):
         if not info.name.startswith("_"):
             importlib.import_module(f"{models.__name__}.{info.name}")
+    _load_entry_points()
+
+
+def _load_entry_points():
+    """Register the models of the ``forestzoo.models`` entry points of installed packages.
+
+    One that cannot be loaded, or whose name is taken, is left out with a warning
+    naming its package: a broken plug-in must not stop the others.
+    """
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        package = getattr(ep.dist, "name", None) or ep.value
+        try:
+            _register_factory(ep.name, ep.load(), f"{ep.value} (entry point of {package})")
+        except Exception as exc:
+            warnings.warn(f"Model {ep.name!r} of the {ENTRY_POINT_GROUP!r} entry point of "
+                          f"{package} is left out: {type(exc).__name__}: {exc}", UserWarning,
+                          stacklevel=2)
+
+
+def _call_factory(factory, n_estimators=100, n_jobs=None, random_state=None):
+    """``factory(**settings)`` with those of the bench's settings that its signature takes."""
+    settings = dict(n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state)
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: pass nothing
+        return factory()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return factory(**settings)
+    return factory(**{k: v for k, v in settings.items() if k in params})
+
+
+def _register_factory(name, factory, origin):
+    """Register a user's factory; its task comes from the estimator it builds."""
+    if not callable(factory):
+        raise ValueError(f"{origin} is not callable; expected a factory returning a "
+                         f"scikit-learn estimator.")
+    model = _call_factory(factory, n_estimators=2, n_jobs=1, random_state=0)
+    if not (hasattr(model, "fit") and hasattr(model, "predict") and hasattr(model, "get_params")):
+        raise ValueError(f"{origin} returned {type(model).__name__}, not a scikit-learn "
+                         f"estimator (fit, predict, get_params).")
+    from sklearn.base import is_regressor
+
+    task = "regression" if is_regressor(model) else "classification"
+    folded = {key.lower(): key for key in MODELS}
+    if name.lower() in folded:
+        raise ValueError(f"A model named {folded[name.lower()]!r} is already registered.")
+    takes = [k for k in ("n_estimators", "n_jobs", "random_state")
+             if _accepts(factory, k)]
+    MODELS[name] = ModelSpec(
+        name, lambda n_estimators=100, n_jobs=None, random_state=None: _call_factory(
+            factory, n_estimators, n_jobs, random_state),
+        f"{type(model).__name__} from {origin}; takes {', '.join(takes) or 'no bench setting'}",
+        task, "user", "", quick=False,
+        package=(getattr(factory, "__module__", None) or "").split(".")[0] or None)
+    return MODELS[name]
+
+
+def _accepts(factory, key):
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return False
+    return key in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def model_from_spec(spec):
+    """Register ``"module:callable"`` (a factory returning an estimator) and return its spec.
+
+    ``callable`` may be dotted (``module:Class.factory``) and may be an
+    estimator class itself (``sklearn.ensemble:HistGradientBoostingClassifier``).
+    It is called with those of ``n_estimators``, ``n_jobs`` and
+    ``random_state`` that its signature names (all of them when it takes
+    ``**kwargs``). The model is registered under the spec as given, so that
+    results of different factories of the same name never mix; its task
+    (classification or regression) is that of the estimator it returns.
+
+    Raises
+    ------
+    ValueError
+        A module that cannot be imported, a missing attribute, or a callable that
+        does not return a scikit-learn estimator.
+    """
+    _load_registrations()
+    if spec in MODELS:
+        return MODELS[spec]
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"{spec!r}: expected module:callable, e.g. mypkg.models:make_hgb.")
+    try:
+        obj = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"{spec!r}: cannot import module {module_name!r} ({exc}); is it "
+                         f"installed, or on PYTHONPATH?") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{spec!r}: module {module_name!r} has no attribute {attr!r}.")
+        obj = getattr(obj, part)
+    return _register_factory(spec, obj, spec)
 
 
 def register_model(name, description, task="classification", family="", reference="",
@@ -233,7 +348,12 @@ def _lookup(table, kind, name):
 
 
 def get_model(name):
-    """Return the :class:`ModelSpec` for ``name`` (case-insensitive); unknown names list the valid ones."""
+    """Return the :class:`ModelSpec` for ``name`` (case-insensitive); unknown names list the valid ones.
+
+    A ``module:callable`` name registers the user's factory (:func:`model_from_spec`).
+    """
+    if isinstance(name, str) and ":" in name:
+        return model_from_spec(name)
     return _lookup(MODELS, "model", name)
 
 

@@ -18,7 +18,8 @@ from ..datasets._base import get_data_home
 from .registry import METRICS, PERCENT_METRICS
 
 __all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
-           "find_paper_tables", "write_report", "PAPER_TABLES_ENV_VAR"]
+           "find_paper_tables", "write_report", "warning_summary", "failure_summary",
+           "PAPER_TABLES_ENV_VAR"]
 
 #: Environment variable naming the directory of the papers' tables.
 PAPER_TABLES_ENV_VAR = "FORESTZOO_PAPER_TABLES"
@@ -268,8 +269,9 @@ def _friedman_line(res, decision):
                      f"ranks the models in the same order. Iman-Davenport's F_F is undefined "
                      f"there (infinite; its limit p = 0 is not a p-value).")
     if not res.asymptotic_valid:
-        line = (f"- {chi2}). With N = {N} datasets and k = {k} models the chi-square and F "
-                f"approximations do not hold (Demsar 2006 asks N > 10 and k > 5), so no "
+        line = (f"- {chi2}). With N = {N} datasets and k = {k} models the chi-square "
+                f"approximation of chi2_F is not trusted (Demsar 2006, Sec. 3.2.2, gives N > 10 "
+                f"and k > 5 as a rule of thumb for it; F_F is held to the same rule), so no "
                 f"asymptotic p-value is given. ")
         line += " ".join(parts) + (" " if parts else "")
         line += (f"From the {decision.method} on the ranks: {p_dec}: "
@@ -332,14 +334,61 @@ def _control_lines(scores, models, higher, metric):
                        "Wilcoxon p", "Wilcoxon p (Holm)"], rows)]
 
 
+def warning_summary(results):
+    """``[(model, dataset, count, first message)]`` of the warnings the models raised,
+    in the order of the results (a pair's first message is that of its first fold
+    with a warning)."""
+    summary = {}
+    for r in results:
+        if getattr(r, "n_warnings", 0):
+            count, first = summary.get((r.model, r.dataset), (0, r.first_warning))
+            summary[(r.model, r.dataset)] = (count + r.n_warnings, first)
+    return [(m, d, c, f) for (m, d), (c, f) in summary.items()]
+
+
+def failure_summary(results):
+    """``[(model, dataset, failed folds, first error)]`` of the folds whose model raised."""
+    summary = {}
+    for r in results:
+        if r.status.startswith("failed"):
+            count, first = summary.get((r.model, r.dataset), (0, r.status[len("failed: "):]))
+            summary[(r.model, r.dataset)] = (count + 1, first)
+    return [(m, d, c, f) for (m, d), (c, f) in summary.items()]
+
+
+def _provenance_lines(provenance):
+    """The report header's versions and machine; every version set when rows mix several."""
+    if not provenance:
+        return []
+
+    def shown(v):
+        commit = v.get("forestzoo-commit")
+        libs = ", ".join(f"{k} {val}" for k, val in v.items()
+                         if k not in ("forestzoo", "forestzoo-commit") and val is not None)
+        return (f"forestzoo {v.get('forestzoo')}" + (f" (git {commit})" if commit else "")
+                + f", {libs}")
+
+    lines = [f"Versions: {shown(provenance.get('versions', {}))}."]
+    m = provenance.get("machine") or {}
+    if m:
+        lines.append(f"Machine: {m.get('platform')}, {m.get('cpu_count')} CPUs.")
+    history = provenance.get("version_history") or []
+    if len(history) > 1:
+        lines.append(f"The results file holds rows made with {len(history)} version sets "
+                     f"(resumed with --allow-version-change); earlier: "
+                     + "; ".join(shown(v) for v in history[:-1]) + ".")
+    return ["", " ".join(lines)]
+
+
 def format_report(results, title=None, suite=None, models=None, datasets=None,
-                  paper_dir=None, cd_png=None, command=None, protocol=None):
+                  paper_dir=None, cd_png=None, command=None, protocol=None, provenance=None):
     """Render the Markdown report of ``results`` (a list of FoldResult).
 
     ``suite`` chooses the metric and the paper tables; ``models`` /
     ``datasets`` fix the column / row order (default: order of appearance);
     ``cd_png`` is where the critical-difference diagram is written (none when
-    None); ``command`` and ``protocol`` are printed under the title.
+    None); ``command``, ``protocol`` and ``provenance`` (``BenchRun.provenance``:
+    versions and machine) are printed under the title.
     """
     metric = suite.metric if suite is not None else "accuracy"
     higher = METRICS[metric][1]
@@ -353,6 +402,7 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
         parts += ["", f"Command: `{command}`"]
     if protocol:
         parts += ["", protocol]
+    parts += _provenance_lines(provenance)
     header = ["dataset", "n", "d", "classes"]
     for m in models:
         header.append(m)
@@ -365,8 +415,9 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
         best = (finite.max() if higher else finite.min()) if finite.size else None
         row = [d, info.n_samples, info.n_features, info.n_classes or "-"]
         for j, m in enumerate(models):
+            n_failed = int(s["n_failed"][i, j])
             if np.isnan(mean[i, j]):
-                cell = ("failed" if s["n_failed"][i, j] else
+                cell = (f"FAILED ({n_failed} folds)" if n_failed else
                         "skipped" if s["n_skipped"][i, j] else "-")
             else:
                 cell = f"{_fmt(mean[i, j], metric)} ± {_fmt(std[i, j], metric)}"
@@ -375,12 +426,14 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
                     cell = f"**{cell}**"
                 if s["partial"][i, j]:
                     n_all = s["n_ok"][i, j] + s["n_failed"][i, j] + s["n_skipped"][i, j]
-                    cell += f" ({int(s['n_ok'][i, j])}/{int(n_all)} folds)"
+                    cell += f" ({int(s['n_ok'][i, j])}/{int(n_all)} folds" + (
+                        f"; FAILED {n_failed})" if n_failed else ")")
             row.append(cell)
             if m in paper_models:
                 row.append(_fmt(figures.get((d, m)), metric))
         rows.append(row)
-    parts += ["", f"## Test {metric}{unit}: mean ± std over folds (bold: best on the dataset)",
+    parts += ["", f"## Test {metric}{unit}: mean ± std over folds (bold: best on the dataset; "
+                  f"FAILED: folds where the model raised, see below)",
               "", _md_table(header, rows)]
     if paper_models:
         files = ", ".join(suite.paper_tables)
@@ -421,7 +474,21 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
         parts += ["", "## Failed or skipped", ""]
         parts += [f"- {m}: {status} ({', '.join(_ordered(ds))})"
                   for (m, status), ds in seen.items()]
+    caught = [w for w in warning_summary(results) if w[0] in models and w[1] in datasets]
+    if caught:
+        parts += ["", "## Warnings", "",
+                  f"{sum(w[2] for w in caught)} warnings, raised by the models while fitting and "
+                  f"predicting (each distinct message is in warnings.log); a model's scores are "
+                  f"shown as measured, whatever it warned:", "",
+                  _md_table(["model", "dataset", "warnings", "first message"],
+                            [[m, d, c, _cell(f)] for m, d, c, f in caught], ["l", "l", "r", "l"])]
     return "\n".join(parts) + "\n"
+
+
+def _cell(text, width=200):
+    """Text fit for one Markdown table cell: no pipes or line breaks, at most ``width`` characters."""
+    text = " ".join(str(text).split()).replace("|", "/")
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def write_report(run, command=None, paper_dir=None, data_home=None):
@@ -433,7 +500,9 @@ def write_report(run, command=None, paper_dir=None, data_home=None):
         if suite.protocol == "official" else f"holdout ({suite.test_size:.0%} test)")
     protocol = (f"Protocol: {suite.repeats} x {n_parts}, {suite.describe_trees()} trees per "
                 f"ensemble, preprocess = {suite.preprocess or 'none'}, n_jobs = {run.n_jobs}, "
-                f"random_state = {run.random_state}; {os.cpu_count()} CPUs seen."
+                f"random_state = {run.random_state}, time budget = "
+                f"{'none' if suite.time_budget_s is None else f'{suite.time_budget_s:g} s'}; "
+                f"{os.cpu_count()} CPUs seen."
                 + (f" Test rows transformed by {suite.test_transform!r} (training rows clean)."
                    if suite.test_transform is not None else "")
                 + (f" {suite.notes}" if suite.notes else ""))
@@ -444,7 +513,7 @@ def write_report(run, command=None, paper_dir=None, data_home=None):
     text = format_report(run.results, title=f"forestzoo bench: suite {suite.name}",
                          suite=suite, models=models, datasets=list(run.datasets),
                          paper_dir=paper_dir, cd_png=cd_png, command=command,
-                         protocol=protocol)
+                         protocol=protocol, provenance=getattr(run, "provenance", None))
     if run.out is not None:
         (run.out / "report.md").write_text(text, encoding="utf-8")
     return text

@@ -8,7 +8,7 @@ import math
 import os
 import time
 import warnings
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +17,8 @@ from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, Strati
 
 from ..datasets import get_dataset_info
 from ..datasets._base import check_files, load_with_parts
+from ..datasets._user import dataset_from_spec, is_data_spec
+from .provenance import machine, version_changes, versions
 from .registry import Suite, get_model, get_suite, make_model, resolve_models
 
 __all__ = ["DEFAULT_DATASETS", "DEFAULT_MODELS", "FoldResult", "BenchRun", "run_suite",
@@ -30,7 +32,8 @@ DEFAULT_MODELS = ("RaF", "ET", "sk-RF", "sk-ET")
 _NAN = float("nan")
 #: Settings that must agree for a run to resume from an existing results.csv.
 _RESUME_KEYS = ("suite", "protocol", "folds", "repeats", "test_size", "n_estimators",
-                "n_estimators_by_dataset", "preprocess", "random_state", "test_transform")
+                "n_estimators_by_dataset", "preprocess", "random_state", "test_transform",
+                "user_datasets")
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class FoldResult:
     """One model on one test part: one row of ``results.csv``.
 
     ``status`` is ``"ok"``, ``"failed: <error>"`` (the model raised; scores are
-    NaN) or ``"skipped: time budget"``.
+    NaN) or ``"skipped: time budget"``. ``n_warnings`` counts the warnings the
+    model raised while fitting and predicting, ``first_warning`` is the first.
     """
 
     dataset: str
@@ -60,6 +64,8 @@ class FoldResult:
     n_estimators: int = 0
     random_state: int = 0
     params: str = ""
+    n_warnings: int = 0
+    first_warning: str = ""
 
     @property
     def key(self):
@@ -76,10 +82,12 @@ class FoldResult:
 
 FIELDS = ["suite", "dataset", "model", "repeat", "fold", "status", "n_train", "n_test",
           "accuracy", "error", "r2", "mae", "rmse", "nl1_error", "fit_seconds",
-          "predict_seconds", "n_estimators", "random_state", "params"]
+          "predict_seconds", "n_estimators", "random_state", "params", "n_warnings",
+          "first_warning"]
 #: Columns added after results files were first written: a file without them still
-#: reads (as NaN), and is rewritten with them when a run resumes into it.
-_ADDED_FIELDS = ("nl1_error",)
+#: reads (as their defaults), and is rewritten with them when a run resumes into it.
+_ADDED_FIELDS = ("nl1_error", "n_warnings", "first_warning")
+_DEFAULTS = {f.name: f.default for f in fields(FoldResult)}
 _TYPES = {f.name: f.type for f in fields(FoldResult)}
 
 
@@ -93,7 +101,9 @@ def _from_row(row):
     for name in FIELDS:
         raw = row.get(name, "") if name in _ADDED_FIELDS else row[name]
         kind = _TYPES[name]
-        if kind in (float, "float"):
+        if raw == "" and name in _ADDED_FIELDS:
+            values[name] = _DEFAULTS[name]
+        elif kind in (float, "float"):
             values[name] = float(raw) if raw != "" else _NAN
         elif kind in (int, "int"):
             values[name] = int(raw)
@@ -133,6 +143,10 @@ class BenchRun:
     #: seconds of the untimed warm-up fits (mostly Numba compilation on a cold cache),
     #: included in ``seconds`` and not counted against the time budget
     warm_up_seconds: float = 0.0
+    #: ``versions`` (library -> version, ``forestzoo.bench.provenance.versions``),
+    #: ``machine`` (platform, CPU count) and ``version_history`` (every version set of
+    #: the rows in ``out``, more than one only after ``allow_version_change``)
+    provenance: dict = field(default_factory=dict)
 
 
 def _check_int(name, value, minimum):
@@ -140,7 +154,8 @@ def _check_int(name, value, minimum):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}.")
 
 
-def _resolve(suite, models, datasets, repeats, folds, n_estimators):
+def _resolve(suite, models, datasets, repeats, folds, n_estimators, target=None,
+             categorical="refuse"):
     if isinstance(suite, str):
         suite = get_suite(suite)
     changes = {k: v for k, v in dict(repeats=repeats, folds=folds,
@@ -153,7 +168,14 @@ def _resolve(suite, models, datasets, repeats, folds, n_estimators):
     if models is not None:
         changes["models"] = tuple(models)
     if datasets is not None:
-        changes["datasets"] = tuple(datasets)
+        if target is not None and not any(is_data_spec(d) for d in datasets):
+            raise ValueError(f"target={target!r} (--target) names a column of a data file; no "
+                             f"dataset is a file or openml:<id>.")
+        changes["datasets"] = tuple(dataset_from_spec(d, task=suite.task, target=target,
+                                                      categorical=categorical)
+                                    for d in datasets)
+    elif target is not None:
+        raise ValueError("target (--target) applies to data files named in datasets (--datasets).")
     suite = replace(suite, **changes)
     _check_int("repeats", suite.repeats, 1)
     _check_int("folds", suite.folds, 2)
@@ -166,6 +188,7 @@ def _resolve(suite, models, datasets, repeats, folds, n_estimators):
         if spec.task != suite.task:
             raise ValueError(f"Model {name!r} is a {spec.task} model; suite {suite.name!r} "
                              f"scores {suite.task} ({suite.metric}).")
+    suite = replace(suite, datasets=tuple(get_dataset_info(d).name for d in suite.datasets))
     for name in suite.datasets:
         info = get_dataset_info(name)
         if info.task != suite.task:
@@ -272,17 +295,37 @@ def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed, n_estimators):
         status = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
     finally:
         caught.__exit__(None, None, None)
-    messages = sorted({f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in log})
-    return base, status, fit_s, pred_s, messages
+    said = [f"{w.category.__name__}: {' '.join(str(w.message).split())}" for w in log]
+    base.update(n_warnings=len(said), first_warning=said[0][:500] if said else "")
+    return base, status, fit_s, pred_s, sorted(set(said))
+
+
+def _check_versions(out, old, config, allow_version_change):
+    """Refuse to resume into results made with other library versions, unless allowed;
+    return the version history to record (earlier sets first)."""
+    history = old.get("version_history") or ([old["versions"]] if "versions" in old else [])
+    if "versions" not in old:
+        changes = {"(all)": ("not recorded", "this run's")}
+    else:
+        changes = version_changes(old["versions"], config["versions"])
+    if changes and not allow_version_change:
+        shown = ", ".join(f"{k} {a} there, {b} now" for k, (a, b) in changes.items())
+        raise ValueError(f"{out} holds results made with other versions ({shown}); rows of "
+                         f"different versions would mix in one table. Give another --out "
+                         f"directory, or --allow-version-change (allow_version_change=True) "
+                         f"to add to them anyway (run.json and the report then list every "
+                         f"version set).")
+    return history + ([config["versions"]] if changes or not history else [])
 
 
 class _ResultsFile:
     """``results.csv`` opened for appending, one flushed and fsynced row at a time."""
 
-    def __init__(self, out, config):
+    def __init__(self, out, config, allow_version_change=False):
         self.path = out / "results.csv"
         out.mkdir(parents=True, exist_ok=True)
-        cfg_path = out / "run.json"
+        cfg_path = self.cfg_path = out / "run.json"
+        config["version_history"] = [config["versions"]]
         if cfg_path.is_file() and self.path.is_file():
             old = json.loads(cfg_path.read_text(encoding="utf-8"))
             diff = {k: (old.get(k), config.get(k)) for k in _RESUME_KEYS if old.get(k) != config.get(k)}
@@ -290,6 +333,9 @@ class _ResultsFile:
                 shown = ", ".join(f"{k}: {a!r} there, {b!r} now" for k, (a, b) in diff.items())
                 raise ValueError(f"{out} holds results of a different run ({shown}); give "
                                  f"another --out directory or remove {self.path}.")
+            if read_results(self.path):
+                config["version_history"] = _check_versions(out, old, config, allow_version_change)
+        self.config = config
         self.previous = read_results(self.path) if self.path.is_file() else []
         if self.previous:
             with open(self.path, newline="", encoding="utf-8") as fh:
@@ -317,19 +363,26 @@ class _ResultsFile:
     def close(self):
         self._fh.close()
 
+    def record_versions(self, current):
+        """Write the versions at the end of the run (peer libraries are imported by then)."""
+        merged = {**self.config["version_history"][-1], **current}
+        self.config["versions"] = self.config["version_history"][-1] = merged
+        self.cfg_path.write_text(json.dumps(self.config, indent=1) + "\n", encoding="utf-8")
+
 
 def _warm_up(models, X, y, suite, n_jobs):
-    """Fit each model once, untimed, on a small slice: JIT compilation and
-    imports are one-off costs that should not count as fit time.  Returns the
-    seconds it took."""
+    """Fit each model once, and predict with it, untimed, on a small slice: JIT
+    compilation and imports are one-off costs that should not count as fit or
+    predict time.  Returns the seconds it took."""
     rows = np.random.default_rng(0).permutation(len(y))[:120]
     start = time.perf_counter()
     for name in models:
         try:
             with warnings.catch_warnings():  # the timed fits log their warnings (warnings.log)
                 warnings.simplefilter("ignore")
-                make_model(name, n_estimators=min(suite.n_estimators, 5), n_jobs=n_jobs,
-                           random_state=0).fit(X[rows], y[rows])
+                model = make_model(name, n_estimators=min(suite.n_estimators, 5), n_jobs=n_jobs,
+                                   random_state=0).fit(X[rows], y[rows])
+                model.predict(X[rows])  # a cold predict compiles its kernels too
         except Exception:  # the timed fits will record the failure
             pass
     return time.perf_counter() - start
@@ -337,7 +390,8 @@ def _warm_up(models, X, y, suite, n_jobs):
 
 def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=None,
               n_estimators=None, n_jobs=2, random_state=0, data_home=None, out=None,
-              on_result=None, on_plan=None, warm_up=True):
+              on_result=None, on_plan=None, warm_up=True, target=None, categorical="refuse",
+              allow_version_change=False):
     """Run a benchmark suite.
 
     Parameters
@@ -345,7 +399,11 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     suite : str or Suite, default="quick"
         A registered suite name (``forestzoo.bench.list_suites()``) or a Suite.
     models, datasets : sequence of str, optional
-        Replace the suite's models / datasets.
+        Replace the suite's models / datasets. Names ignore case. A model may
+        be ``"module:callable"``, a factory returning a scikit-learn estimator
+        (``forestzoo.bench.registry.model_from_spec``); a dataset may be the
+        path of a CSV, Parquet or ``.npz`` file, or ``"openml:<data_id>"``
+        (``forestzoo.datasets.load_file``), registered under the file's stem.
     repeats, folds, n_estimators : int, optional
         Replace the suite's protocol settings.
     n_jobs : int, default=2
@@ -367,7 +425,16 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     on_plan : callable, optional
         Called once with ``(total, already_done)`` counts of rows before fitting.
     warm_up : bool, default=True
-        Fit every model once, untimed, before timing starts.
+        Fit every model once, and predict with it, untimed, before timing starts.
+    target : str, optional
+        The target column of the data files in ``datasets`` (default: the last).
+    categorical : {"refuse", "onehot"}, default="refuse"
+        Non-numeric feature columns of data files: an error naming them, or
+        one-hot encoded.
+    allow_version_change : bool, default=False
+        Resume into an ``out`` directory whose results were made with other
+        library versions (``run.json`` then lists every version set); refused
+        otherwise.
 
     Returns
     -------
@@ -378,13 +445,15 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     ValueError
         Unknown model, dataset or suite (the message lists the valid names),
         bad settings, a corrupt data file (its path is named), or an ``out``
-        directory holding a different run.
+        directory holding a different run or results of other library versions.
     FileNotFoundError
-        A data-directory dataset whose file is missing.
+        A data-directory dataset or a data file that is missing.
+    ConnectionError
+        ``openml:<id>`` without a network.
     """
     started = time.perf_counter()
     suite, model_names, dataset_names = _resolve(suite, models, datasets, repeats, folds,
-                                                 n_estimators)
+                                                 n_estimators, target, categorical)
     _check_int("random_state", random_state, 0)
     for name in dataset_names:
         check_files(name, data_home)
@@ -396,7 +465,14 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                                   else repr(suite.test_transform)))
     if suite.n_estimators_by_dataset:  # absent otherwise, so that earlier runs still resume
         config["n_estimators_by_dataset"] = dict(sorted(suite.n_estimators_by_dataset.items()))
-    sink = _ResultsFile(Path(out), config) if out is not None else None
+    user = {get_dataset_info(d).source for d in dataset_names if get_dataset_info(d).loader}
+    if user:
+        config["user_datasets"] = sorted(user)
+    packages = {get_model(m).package for m in model_names} - {None}
+    config["versions"] = versions(extra=packages)
+    config["machine"] = machine()
+    sink = (_ResultsFile(Path(out), config, allow_version_change) if out is not None else None)
+    history = [config["versions"]]
     results = list(sink.previous) if sink else []
     done = {r.key for r in results}
     logged = set()  # (dataset, model, warning) already in OUT/warnings.log
@@ -467,11 +543,16 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
                         if on_result is not None:
                             on_result(result)
     finally:
+        final = versions(extra=packages)  # the peer libraries the models imported
         if sink is not None:
             sink.close()
+            sink.record_versions(final)
+            history = sink.config["version_history"]
     return BenchRun(suite, model_names, dataset_names, results, n_jobs, int(random_state),
                     Path(out) if out is not None else None, new,
-                    time.perf_counter() - started, warm_up_seconds)
+                    time.perf_counter() - started, warm_up_seconds,
+                    dict(versions=history[-1] if sink else final, machine=config["machine"],
+                         version_history=history))
 
 
 def run_benchmark(datasets=DEFAULT_DATASETS, models=DEFAULT_MODELS, *, n_estimators=100,

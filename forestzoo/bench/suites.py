@@ -24,12 +24,14 @@ LECTURE_DATASETS = tuple(sorted(
 register_suite(Suite(
     name="quick",
     description="every registered classification model (quick=True) on 8 small bundled "
-                "datasets, 3-fold CV x 1, 50 trees; about 5 minutes on 2 cores",
+                "datasets, 3-fold CV x 1, 50 trees; measured on a 2-core x86-64 Linux machine "
+                "shared with other work (load average 14): 3.5 min with a warm Numba cache, "
+                "7 min with a cold one",
     datasets=QUICK_DATASETS,
     models=(),
     protocol="cv", folds=3, repeats=1, n_estimators=50,
     time_budget_s=240.0,
-    notes="Models share a 240 s budget of timed fits and predictions evenly; one that uses "
+    notes="Models share the time budget of timed fits and predictions evenly; one that uses "
           "up its share is skipped on the remaining (largest) datasets, and the report says "
           "so. The untimed warm-up fits (Numba compilation on a cold cache) do not count.",
 ))
@@ -37,7 +39,8 @@ register_suite(Suite(
 register_suite(Suite(
     name="lecture-uci",
     description="the lecture's MPSVM protocol: 10 x 3-fold stratified CV, ensembles of 50 "
-                "trees, on every dataset of its table available offline",
+                "trees, on every dataset of its table available offline; RaF and ET took 16 min "
+                "on a 2-core machine shared with other jobs (docs/results/lecture-uci-raf-et)",
     datasets=LECTURE_DATASETS,
     models=("RaF", "ET"),
     protocol="cv", folds=3, repeats=10, n_estimators=50,

@@ -10,6 +10,10 @@ papers' figures (spirals, banana, twonorm, ringnorm, waveform) have generators
 (``make_*``); ``two_spirals``, ``four_spirals`` and ``ringnorm`` are also
 registered as datasets drawn with ``random_state=0``.
 
+The user's own data: :func:`register_dataset` adds a dataset loaded by any
+callable, and :func:`load_file` reads a CSV, Parquet or ``.npz`` file (or an
+OpenML dataset by its id) with a chosen target column.
+
 >>> from forestzoo.datasets import list_datasets, load_dataset
 >>> info = {d.name: d for d in list_datasets()}["wine"]
 >>> info.task, info.n_samples, info.n_features, info.bundled
@@ -28,6 +32,7 @@ from ._base import (
     load_dataset,
 )
 from ._registry import DataFile, DatasetInfo
+from ._user import load_file, register_dataset
 from ._synthetic import (
     make_banana,
     make_four_spirals,
@@ -47,6 +52,7 @@ __all__ = [
     "get_dataset_info",
     "list_datasets",
     "load_dataset",
+    "load_file",
     "make_banana",
     "make_four_spirals",
     "make_ring",
@@ -54,4 +60,5 @@ __all__ = [
     "make_twonorm",
     "make_two_spirals",
     "make_waveform",
+    "register_dataset",
 ]

@@ -42,13 +42,16 @@ def get_data_home(data_home=None):
 
 
 def get_dataset_info(name):
-    """Return the :class:`DatasetInfo` registered under ``name``.
+    """Return the :class:`DatasetInfo` registered under ``name`` (case-insensitive).
 
     Raises
     ------
     ValueError
         If no dataset has that name; the message lists the valid names.
     """
+    if isinstance(name, str) and name not in REGISTRY:  # names ignore case
+        folded = {key.lower(): key for key in REGISTRY}
+        name = folded.get(name.lower(), name)
     try:
         return REGISTRY[name]
     except (KeyError, TypeError):
@@ -205,7 +208,7 @@ def check_files(name, data_home=None):
     """Raise what :func:`load_dataset` would for a missing or corrupt file,
     without parsing anything (cheap: one sha256 per file)."""
     info = get_dataset_info(name)
-    if info.synthetic or info.bundled:
+    if info.synthetic or info.bundled or info.loader is not None:
         return
     home = get_data_home(data_home)
     if _fetches_from_openml(info, home):
@@ -330,6 +333,13 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     if return_groups and info.group_name is None:
         raise ValueError(f"Dataset {name!r} has no group column; return_groups=True "
                          f"works for: {', '.join(n for n, i in REGISTRY.items() if i.group_name)}.")
+    if info.loader is not None:
+        if split is not None or target is not None:
+            raise ValueError(f"Dataset {info.name!r} is the user's (register_dataset): it has no "
+                             f"official split or alternative target.")
+        from ._user import call_loader
+
+        return call_loader(info)
     if target is not None:
         info = _with_target(info, target)
     if info.synthetic:

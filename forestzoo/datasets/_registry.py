@@ -27,7 +27,8 @@ could be verified (see ``_OPENML_IDS``); with ``FORESTZOO_DOWNLOAD=1`` a missing
 data-directory file is then fetched with ``sklearn.datasets.fetch_openml``.
 """
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from ._readers import IdxFormat, LibSVMFormat, TableFormat
 
@@ -66,6 +67,9 @@ class DatasetInfo:
     group_name: str | None = None  # what load_dataset(return_groups=True) returns
     generator: str | None = None  # synthetic: function of forestzoo.datasets drawing it
     openml_id: int | None = None  # OpenML data_id of the same data (verified ones only)
+    #: the user's datasets (``register_dataset``): ``loader() -> (X, y)``; their sizes are
+    #: None until the first load
+    loader: Callable | None = field(default=None, compare=False, repr=False)
 
     @property
     def bundled(self):

@@ -1,5 +1,7 @@
 """Critical-difference diagram (Demsar 2006, Fig. 1)."""
 
+import math
+
 import numpy as np
 
 from ._ranks import nemenyi_cd
@@ -87,9 +89,13 @@ def plot_critical_difference(avg_ranks, names, n_datasets, alpha=0.05, ax=None,
     ax.set_ylim(-(bottom + 0.4), 2.0)
     ax.axis("off")
     ax.hlines(0, lo, hi, color="k", lw=1)
+    # a tick at every rank, a number on at most about a dozen of them (1, the multiples of
+    # the step and k), so that the numbers of many models do not run into each other
+    step = max(1, math.ceil(k / 12))
     for r in range(lo, hi + 1):
-        ax.vlines(r, 0, 0.12, color="k", lw=1)
-        ax.text(r, 0.22, str(r), ha="center", va="bottom", fontsize=9)
+        ax.vlines(r, 0, 0.12 if (r % step == 0 or r in (lo, hi)) else 0.07, color="k", lw=1)
+        if (r % step == 0 and hi - r >= step / 2) or r in (lo, hi):
+            ax.text(r, 0.22, str(r), ha="center", va="bottom", fontsize=9)
     # CD bar to scale, top left
     ax.hlines(1.3, lo, lo + cd, color="k", lw=1.5)
     ax.vlines([lo, lo + cd], 1.2, 1.4, color="k", lw=1.5)
