@@ -216,20 +216,19 @@ def _sk_criterion(model, classifier):
     return crit if classifier else {"squared_error": "squared_error", "poisson": "poisson"}.get(crit, "squared_error")
 
 
-def _to_sklearn_tree(est, sk_cls, classifier, random_splitter, fz_tree=None):
+def _to_sklearn_tree(est, sk_cls, classifier, random_splitter):
     """One fitted scikit-learn tree estimator of class ``sk_cls`` from the forestzoo tree estimator ``est``."""
     params = _copy_params(est, _TREE_HYPERPARAMS)
     params["criterion"] = _sk_criterion(est, classifier)
     params["random_state"] = _int_or_none(est.random_state)
     if classifier and sk_cls.__name__ == "DecisionTreeClassifier":
-        params["class_weight"] = getattr(est, "class_weight", None) if getattr(est, "class_weight", None) != \
-            "balanced_subsample" else None
+        cw = getattr(est, "class_weight", None)  # a forest's "balanced_subsample" is applied to its trees' weights
+        params["class_weight"] = None if cw == "balanced_subsample" else cw
     if sk_cls.__name__.startswith("DecisionTree"):
         params["splitter"] = "random" if random_splitter or est.splitter == "random" else "best"
     sk = sk_cls(**params)
-    tree = est.tree_ if fz_tree is None else fz_tree
-    sk.tree_ = sklearn_tree(tree, est.n_classes_ if classifier else None)
-    sk.max_features_ = int(getattr(est, "max_features_", tree.n_features))
+    sk.tree_ = sklearn_tree(est.tree_, est.n_classes_ if classifier else None)
+    sk.max_features_ = int(getattr(est, "max_features_", est.tree_.n_features))
     _fitted_common(sk, est, classifier)
     return sk
 
@@ -317,8 +316,7 @@ def to_sklearn(model):
 def _sk_kind(sk_model):
     """The row of :func:`_kinds` for a scikit-learn estimator, or None."""
     for kind in _kinds():
-        fz_cls, sk_cls, _, _ = kind
-        if type(sk_model) is sk_cls:
+        if type(sk_model) is kind[1]:
             return kind
     from sklearn import tree as skt
 
@@ -350,8 +348,7 @@ def _from_sklearn_tree(sk, fz_cls, classifier, random_splitter):
     params["splitter"] = "random" if random_splitter or getattr(sk, "splitter", "best") == "random" else "exact"
     params["random_state"] = _int_or_none(sk.random_state)
     if classifier:
-        cw = getattr(sk, "class_weight", None)
-        params["class_weight"] = cw
+        params["class_weight"] = getattr(sk, "class_weight", None)
     est = fz_cls(**params)
     est.tree_ = forestzoo_tree(sk.tree_)
     est.max_features_ = int(getattr(sk, "max_features_", sk.n_features_in_))
@@ -479,3 +476,66 @@ def forest_trees(forest):
                             "is needed.")
         trees.append(Tree(t.nodes, t.values, t.n_features) if isinstance(t, LeafValueTree) else t)
     return trees, getattr(forest, "classes_", None)
+
+
+def given_forest(forest, n_features, classes, estimator_name):
+    """A fitted forest handed to another method (``init_forest``), checked and laid out for ``y``.
+
+    Parameters
+    ----------
+    forest : fitted estimator
+        What :func:`forest_trees` accepts.
+    n_features : int
+        Features of the ``X`` the method is fitted on.
+    classes : ndarray or None
+        The classes of its ``y`` (sorted), None for a regression.
+    estimator_name : str
+        The method's class name, for the messages.
+
+    Returns
+    -------
+    fz_forest : forestzoo estimator
+        ``forest`` itself, or a scikit-learn model converted by :func:`from_sklearn`.
+    trees : list of Tree
+        The trees, a classifier's value columns laid out as ``classes``.
+
+    Raises
+    ------
+    ValueError
+        When the features differ, the task differs, or the forest knows a
+        class ``y`` does not have.
+    """
+    n_in = getattr(forest, "n_features_in_", None)
+    if n_in is not None and n_in != n_features:
+        raise ValueError(f"X has {n_features} features, but init_forest was fitted with {n_in} features.")
+    trees, forest_classes = forest_trees(forest)
+    if (forest_classes is None) != (classes is None):
+        task = "classifier" if classes is not None else "regressor"
+        raise ValueError(f"init_forest must be a {task} like {estimator_name}; got {type(forest).__name__}.")
+    if classes is not None:
+        col = np.searchsorted(classes, forest_classes)
+        if np.any(col >= classes.shape[0]) or not np.array_equal(classes[np.minimum(col, len(classes) - 1)],
+                                                                 forest_classes):
+            raise ValueError(f"init_forest knows classes {list(forest_classes)} that y does not have "
+                             f"(y has {list(classes)}).")
+        if col.shape[0] != classes.shape[0]:
+            widened = []
+            for t in trees:
+                values = np.zeros((t.values.shape[0], classes.shape[0]))
+                values[:, col] = t.values
+                widened.append(Tree(t.nodes, values, t.n_features))
+            trees = widened
+    fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else from_sklearn(forest)
+    return fz_forest, trees
+
+
+def fit_with_forest(estimator, fit, init_forest, *args):
+    """``fit(*args)`` with ``init_forest`` visible to ``estimator``'s fit as ``estimator._init_forest``.
+
+    The attribute is removed afterwards, whether the fit succeeds or not.
+    """
+    estimator._init_forest = init_forest
+    try:
+        return fit(*args)
+    finally:
+        estimator.__dict__.pop("_init_forest", None)

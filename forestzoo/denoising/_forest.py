@@ -106,7 +106,9 @@ class BaseDenoisingForest(EngineEstimator):
             forest.fit(X[grow_rows], y[grow_rows], sample_weight[grow_rows])
             trees = [e.tree_ for e in forest.estimators_]
         else:
-            forest, trees = self._given_trees(given, classes, X.shape[1])
+            from ..interop import given_forest
+
+            forest, trees = given_forest(given, X.shape[1], classes, type(self).__name__)
 
         # 2. keep the mutually correlated (low mean cross entropy) trees, Section 3.1-3.2
         depths_all = range(1, self.max_depth + 1)
@@ -169,39 +171,9 @@ class BaseDenoisingForest(EngineEstimator):
         -------
         self
         """
-        self._init_forest = init_forest
-        try:
-            return super().fit(X, y, sample_weight)
-        finally:
-            self.__dict__.pop("_init_forest", None)
+        from ..interop import fit_with_forest
 
-    def _given_trees(self, forest, classes, n_features):
-        """``(forestzoo forest, trees)`` of a fitted ``init_forest``, value columns laid out as ``classes``."""
-        from .._engine.api import Tree
-        from ..interop import forest_trees, from_sklearn
-
-        n_in = getattr(forest, "n_features_in_", None)
-        if n_in is not None and n_in != n_features:
-            raise ValueError(f"X has {n_features} features, but init_forest was fitted with {n_in} features.")
-        trees, forest_classes = forest_trees(forest)
-        if (forest_classes is None) != (classes is None):
-            task = "classifier" if classes is not None else "regressor"
-            raise ValueError(f"init_forest must be a {task} like {type(self).__name__}; got {type(forest).__name__}.")
-        if classes is not None:
-            col = np.searchsorted(classes, forest_classes)
-            if np.any(col >= classes.shape[0]) or not np.array_equal(classes[np.minimum(col, len(classes) - 1)],
-                                                                     forest_classes):
-                raise ValueError(f"init_forest knows classes {list(forest_classes)} that y does not have "
-                                 f"(y has {list(classes)}).")
-            if col.shape[0] != classes.shape[0] or np.any(col != np.arange(col.shape[0])):
-                widened = []
-                for t in trees:
-                    values = np.zeros((t.values.shape[0], classes.shape[0]))
-                    values[:, col] = t.values
-                    widened.append(Tree(t.nodes, values, t.n_features))
-                trees = widened
-        fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else from_sklearn(forest)
-        return fz_forest, trees
+        return fit_with_forest(self, super().fit, init_forest, X, y, sample_weight)
 
     def _fit_autoencoders(self, X, layouts, depths, low, high, mean, std, rng):
         from sklearn.neural_network import MLPRegressor

@@ -242,31 +242,18 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         value columns laid out as the classes of ``y``; every tree is
         fine-tuned on the training rows.
         """
-        from ..interop import forest_trees, from_sklearn
+        from ..interop import given_forest
         from .._engine.api import Tree
 
         if getattr(self, "finetune_samples", "all") != "all":
             raise ValueError('init_forest needs finetune_samples="all": the bootstrap samples of a given '
                              "forest are not those of this X.")
-        n_in = getattr(forest, "n_features_in_", None)
-        if n_in is not None and n_in != n_features:
-            raise ValueError(f"X has {n_features} features, but init_forest was fitted with {n_in} features.")
-        trees, forest_classes = forest_trees(forest)
-        self.forest_ = forest if type(forest).__module__.startswith("forestzoo.") else from_sklearn(forest)
-        if forest_classes is None:
-            raise ValueError(f"init_forest must be a classifier; got {type(forest).__name__}.")
-        col = np.searchsorted(classes, forest_classes)
-        if np.any(col >= classes.shape[0]) or not np.array_equal(classes[np.minimum(col, classes.shape[0] - 1)],
-                                                                 forest_classes):
-            raise ValueError(f"init_forest knows classes {list(forest_classes)} that y does not have "
-                             f"(y has {list(classes)}).")
+        self.forest_, trees = given_forest(forest, n_features, classes, type(self).__name__)
         out = []
         for t in trees:
             nodes = t.nodes.copy()
             nodes["threshold"] = standardized_thresholds(nodes["threshold"], nodes["feature"], mean, scale)
-            values = np.zeros((nodes.shape[0], classes.shape[0]))
-            values[:, col] = t.values
-            out.append((Tree(nodes, values, n_features), train, sample_weight))
+            out.append((Tree(nodes, t.values, n_features), train, sample_weight))
         return out
 
     def _after_fit(self, Xa, yk, val, trees):

@@ -360,11 +360,9 @@ class DNRFClassifier(BaseDNF):
         -------
         self
         """
-        self._init_forest = init_forest
-        try:
-            return super().fit(X, y, sample_weight)
-        finally:
-            self.__dict__.pop("_init_forest", None)
+        from ..interop import fit_with_forest
+
+        return fit_with_forest(self, super().fit, init_forest, X, y, sample_weight)
 
     def _initial_trees(self, Xs, yk, sample_weight, train, seed):
         if self.select_n_estimators and self.validation_fraction <= 0:
