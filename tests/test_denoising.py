@@ -247,3 +247,39 @@ def test_classifier_on_iris():
     Xn, mask = corrupt(X, 0.25, "mean", X[::2].mean(axis=0), random_state=0)
     assert clf.predict_with_known_noise(Xn, mask).shape == (150,)
     assert set(clf.predict_single_path(Xn)) <= set(clf.classes_)
+
+
+# -- any fitted forest ----------------------------------------------------------------------
+
+def test_multipath_over_a_fitted_scikit_learn_forest():
+    """init_forest: a fully grown scikit-learn forest gets the selection, autoencoders and 2**-k multi-path."""
+    from sklearn.ensemble import RandomForestClassifier as SkRFC, RandomForestRegressor as SkRFR
+
+    X, y = _regression()
+    sk = SkRFR(n_estimators=4, min_samples_leaf=5, random_state=0).fit(X, y)
+    drf = DenoisingRandomForestRegressor(max_depth=3, selection=1.0, n_noisy_copies=1, per_depth=False,
+                                         dae_max_iter=300, max_dae_samples=200, random_state=0)
+    drf.fit(X, y, init_forest=sk)
+    assert len(drf.layouts_) == 4 and type(drf.forest_).__module__.startswith("forestzoo.")
+    assert max(lay.max_depth for lay in drf.layouts_) > 3  # the trees are used whole, deeper than max_depth
+    np.testing.assert_allclose(drf.predict_single_path(X), sk.predict(X), rtol=1e-12)
+    X32 = X[:15].astype(np.float32)
+    rng = np.random.RandomState(0)
+    for lay in drf.layouts_:  # the 2**-k weights on the deep trees, against path enumeration
+        susp = rng.rand(15, lay.left.shape[0]) < 0.1
+        ref = np.array([_naive_multipath(lay, X32[i], susp[i]) for i in range(15)])
+        np.testing.assert_allclose(multipath_values(lay, X32, susp), ref)
+    assert drf.predict(X).shape == (X.shape[0],)
+    assert not np.allclose(drf.predict_with_known_noise(X, np.ones(X.shape, bool)), sk.predict(X))
+
+    Xi, yi = load_iris(return_X_y=True)
+    skc = SkRFC(n_estimators=3, random_state=0).fit(Xi, yi)
+    clf = DenoisingRandomForestClassifier(max_depth=2, selection=1.0, n_noisy_copies=1, per_depth=False,
+                                          dae_max_iter=300, max_dae_samples=150, random_state=0)
+    clf.fit(Xi, yi, init_forest=skc)
+    np.testing.assert_allclose(clf._values(Xi, "single"), skc.predict_proba(Xi), rtol=1e-12)
+    np.testing.assert_array_equal(clf.predict_single_path(Xi), skc.predict(Xi))
+    with pytest.raises(ValueError, match="must be a classifier"):
+        DenoisingRandomForestClassifier().fit(Xi, yi, init_forest=SkRFR(n_estimators=2).fit(Xi, yi))
+    with pytest.raises(ValueError, match="features"):
+        DenoisingRandomForestClassifier().fit(Xi[:, :2], yi, init_forest=skc)

@@ -107,6 +107,66 @@ def test_conversion_is_exact_before_any_gradient_step(n_classes, splitter):
                     assert_allclose(h.sum(axis=1), 1.0, atol=1e-9)
 
 
+@pytest.mark.parametrize("source", ["forestzoo", "sklearn"])
+def test_init_forest_conversion_is_exact_before_any_gradient_step(source):
+    """A forest fitted elsewhere, on raw (not z-scored) X, converts exactly: rows on its thresholds included."""
+    from sklearn.ensemble import RandomForestClassifier as SkRF
+
+    rng = np.random.RandomState(0)
+    X = (rng.randint(0, 6, size=(300, 4)) * 7.3 + 100.0).astype(np.float32)
+    y = ((X[:, 0] + X[:, 1]) // 7 + rng.randint(0, 3, 300)) % 3
+    cls = RandomForestClassifier if source == "forestzoo" else SkRF
+    forest = cls(n_estimators=4, max_depth=6, random_state=0).fit(X, y)
+    model = DNRFClassifier(validation_fraction=0.0)
+    mean, scale = X.mean(axis=0).astype(np.float64), X.std(axis=0).astype(np.float64) * 3.0
+    trees = model._given_trees(forest, np.unique(y), 4, mean, scale, np.arange(300), np.ones(300))
+    for (tree, _, _), est in zip(trees, forest.estimators_):
+        nodes = est.tree_.nodes if source == "forestzoo" else None
+        # rows exactly on every threshold of the tree, and one float32 step above
+        split = np.flatnonzero(tree.nodes["left"] >= 0)
+        feats = tree.nodes["feature"][split]
+        raw = np.asarray(est.tree_.threshold)[split]
+        on = np.repeat(X[:1], split.size, axis=0)
+        on[np.arange(split.size), feats] = raw.astype(np.float32)
+        above = on.copy()
+        above[np.arange(split.size), feats] = np.nextafter(on[np.arange(split.size), feats], np.float32(np.inf))
+        for part in (X, on, above):
+            Xa = augment((part.astype(np.float64) - mean) / scale)
+            dnf = tree_to_dnf(tree.nodes, np.argmax(tree.values, axis=1), 4, [0, 1, 2], slope=EXACT_SLOPE,
+                              thresholds=tree.nodes["threshold"])
+            got = np.argmax(dnf_scores(dnf, Xa, hard=True), axis=1)
+            assert_array_equal(got, np.argmax(est.predict_proba(part), axis=1))
+        assert nodes is None or nodes["threshold"] is not tree.nodes["threshold"]
+
+
+def test_dnrf_fine_tunes_a_scikit_learn_forest():
+    from sklearn.ensemble import ExtraTreesClassifier as SkET, RandomForestClassifier as SkRF, RandomForestRegressor
+
+    X, y = make_moons(300, noise=0.3, random_state=0)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, random_state=0)
+    rf = SkRF(n_estimators=6, random_state=0).fit(Xtr, ytr)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = DNRFClassifier(n_epochs=10, random_state=0).fit(Xtr, ytr, init_forest=rf)
+    assert model.n_estimators_ == 6 and model.input_dtype_ == np.float64
+    assert type(model.forest_).__module__.startswith("forestzoo.")
+    assert model.score(Xte, yte) > 0.85  # the forest: 0.92
+    assert_array_equal(model.predict(Xte), model.predict(Xte.astype(np.float32)))
+    # an extra-trees forest and a forestzoo forest are accepted too
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        DNRFClassifier(n_epochs=2, random_state=0).fit(Xtr, ytr, init_forest=SkET(n_estimators=2).fit(Xtr, ytr))
+    with pytest.raises(ValueError, match="finetune_samples"):
+        DNRFClassifier(finetune_samples="tree").fit(Xtr, ytr, init_forest=rf)
+    with pytest.raises(ValueError, match="features"):
+        DNRFClassifier().fit(np.c_[Xtr, Xtr], ytr, init_forest=rf)
+    with pytest.raises(ValueError, match="classes"):
+        DNRFClassifier().fit(Xtr, ytr, init_forest=SkRF(n_estimators=2).fit(Xtr, ytr + 1))
+    with pytest.raises(ValueError, match="classifier"):
+        DNRFClassifier().fit(Xtr, ytr, init_forest=RandomForestRegressor(n_estimators=2).fit(Xtr, ytr))
+    assert not hasattr(model, "_init_forest")
+
+
 def test_kernel_matches_the_naive_formula_with_oblique_weights():
     X, y, tree = _small_tree(3)
     dnf = tree_to_dnf(tree.tree_.nodes, np.argmax(tree.tree_.values, axis=1), 5, [0, 1, 2], slope=1.0)

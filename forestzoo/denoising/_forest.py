@@ -99,9 +99,16 @@ class BaseDenoisingForest(EngineEstimator):
             perm = rng.permutation(n)
             n_held = min(n - 2, max(2, int(round(self.selection_holdout * n))))
             held, grow_rows = np.sort(perm[:n_held]), np.sort(perm[n_held:])
-        forest = self._make_forest(rng.randint(MAX_SEED))
-        forest.fit(X[grow_rows], y[grow_rows], sample_weight[grow_rows])
-        trees = [e.tree_ for e in forest.estimators_]
+        forest_seed = rng.randint(MAX_SEED)  # drawn with or without a given forest: the later draws stay the same
+        given = getattr(self, "_init_forest", None)
+        if given is None:
+            forest = self._make_forest(forest_seed)
+            forest.fit(X[grow_rows], y[grow_rows], sample_weight[grow_rows])
+            trees = [e.tree_ for e in forest.estimators_]
+        else:
+            from ..interop import given_forest
+
+            forest, trees = given_forest(given, X.shape[1], classes, type(self).__name__)
 
         # 2. keep the mutually correlated (low mean cross entropy) trees, Section 3.1-3.2
         depths_all = range(1, self.max_depth + 1)
@@ -131,6 +138,42 @@ class BaseDenoisingForest(EngineEstimator):
         self.feature_mean_ = mean
         self.feature_std_ = std
         return self
+
+    def fit(self, X, y, sample_weight=None, init_forest=None):
+        """Grow the forest (or take ``init_forest``), select its trees and train the denoising autoencoders.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Weights of the forest grown here (the autoencoders learn from
+            unweighted noisy copies).
+        init_forest : fitted estimator, optional
+            An already fitted axis-aligned tree or forest of the same task
+            to use instead of growing one: forestzoo's or scikit-learn's
+            ``DecisionTree*``, ``RandomForest*`` or ``ExtraTrees*`` (and
+            scikit-learn's ``ExtraTree*``), fitted on the features of ``X``.
+            Its trees are used whole, however deep: tree selection,
+            the autoencoders and the multi-path prediction with the ``2**-k``
+            weights then run on them as on the trees grown here, with
+            ``max_depth`` the depth at which the trees' paths are read by the
+            autoencoders (depth-``k`` units: the nodes of depth ``k`` and the
+            shallower leaves), not a limit on the trees.  ``n_estimators``
+            and ``max_features`` are not used.  A classifier's classes must be
+            among those of ``y``.  Kept as ``forest_`` (a scikit-learn model
+            converted with :func:`forestzoo.interop.from_sklearn`).  Prediction
+            sums over every node of a tree per row (memory ``n_samples x
+            n_nodes`` floats per tree), so very large trees are best predicted in
+            row blocks.
+
+        Returns
+        -------
+        self
+        """
+        from ..interop import fit_with_forest
+
+        return fit_with_forest(self, super().fit, init_forest, X, y, sample_weight)
 
     def _fit_autoencoders(self, X, layouts, depths, low, high, mean, std, rng):
         from sklearn.neural_network import MLPRegressor
@@ -298,7 +341,7 @@ _COMMON_DOC = """
 """
 
 _COMMON_ATTRS = """
-    forest_ : the fitted forestzoo forest (all ``n_estimators`` trees)
+    forest_ : the fitted forestzoo forest (all ``n_estimators`` trees), or the ``init_forest`` given to ``fit``
     selected_trees_ : ndarray of int
         Indices into ``forest_.estimators_`` of the trees kept.
     cross_entropy_ : ndarray (n_estimators,)

@@ -28,7 +28,7 @@ from .._base import EngineEstimator
 from .._engine.api import draw_seeds, make_state
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
-from ._convert import tree_to_dnf
+from ._convert import standardized_thresholds, tree_to_dnf
 from .._atomics import store
 from .._threads import n_cores, start_helper
 from ._kernels import STOP, SYNC_SIZE, batch_helper, block_rows, evaluate, train_dnf, train_scratch
@@ -179,11 +179,18 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
             scale[~(scale > 0)] = 1.0
         else:
             mean, scale = np.zeros(X.shape[1]), np.ones(X.shape[1])
-        # the trees and the DNFs read the same float32 values, so the conversion is exact
-        Xs = ((X - mean) / scale).astype(np.float32)
         train, val = validation_split(yk, n_classes, self.validation_fraction, rng)
         seeds = draw_seeds(rng, 2)
-        trees = self._initial_trees(Xs, yk, sample_weight, train, int(seeds[0] & 0x7FFFFFFF))
+        given = getattr(self, "_init_forest", None)
+        if given is None:
+            # the trees and the DNFs read the same float32 values, so the conversion is exact
+            Xs = ((X - mean) / scale).astype(np.float32)
+            trees = self._initial_trees(Xs, yk, sample_weight, train, int(seeds[0] & 0x7FFFFFFF))
+        else:
+            # the given trees read float32 X; the DNFs read its z-scores in float64, and every threshold is
+            # moved to z exactly (standardized_thresholds), so the conversion is exact here too
+            Xs = (X.astype(np.float32).astype(np.float64) - mean) / scale
+            trees = self._given_trees(given, classes, X.shape[1], mean, scale, train, sample_weight)
         Xa = augment(Xs)
         funcs = [1] if n_classes == 2 else list(range(n_classes))
         ft_seeds = draw_seeds(np.random.RandomState(int(seeds[1] & 0x7FFFFFFF)), len(trees))
@@ -195,7 +202,9 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
 
         def one(tree, rows, weights, seed):
             leaf_class = np.argmax(tree.values, axis=1)
-            dnf = tree_to_dnf(tree.nodes, leaf_class, X.shape[1], funcs, slope=1.0)
+            # a given tree's thresholds are already on the z scale (and exact for float64 inputs)
+            exact = None if given is None else tree.nodes["threshold"]
+            dnf = tree_to_dnf(tree.nodes, leaf_class, X.shape[1], funcs, slope=1.0, thresholds=exact)
             return finetune(dnf, Xa, yk, weights, sample_weight, rows, val, grid, self.momentum, self.batch_size,
                             self.n_epochs, self.n_iter_no_change, int(seed), n_threads)
 
@@ -208,6 +217,7 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         self.n_classes_ = int(n_classes)
         self.mean_ = mean
         self.scale_ = scale
+        self.input_dtype_ = np.dtype(np.float32 if given is None else np.float64)
         self.dnfs_ = [d for d, _ in done]
         self.finetune_info_ = [info for _, info in done]
         capped = sum(info["stopped_at_cap"] for info in self.finetune_info_)
@@ -224,6 +234,28 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         """``[(Tree, fine-tuning rows, per-row weights)]`` grown on ``train``; set by subclasses."""
         raise TypeError(f"{type(self).__name__} does not say how its initial trees are grown.")
 
+    def _given_trees(self, forest, classes, n_features, mean, scale, train, sample_weight):
+        """``[(Tree, fine-tuning rows, per-row weights)]`` from an already fitted forest (see ``init_forest``).
+
+        Every tree is copied with its thresholds moved to the z scale
+        (:func:`~forestzoo.dnf._convert.standardized_thresholds`) and its
+        value columns laid out as the classes of ``y``; every tree is
+        fine-tuned on the training rows.
+        """
+        from ..interop import given_forest
+        from .._engine.api import Tree
+
+        if getattr(self, "finetune_samples", "all") != "all":
+            raise ValueError('init_forest needs finetune_samples="all": the bootstrap samples of a given '
+                             "forest are not those of this X.")
+        self.forest_, trees = given_forest(forest, n_features, classes, type(self).__name__)
+        out = []
+        for t in trees:
+            nodes = t.nodes.copy()
+            nodes["threshold"] = standardized_thresholds(nodes["threshold"], nodes["feature"], mean, scale)
+            out.append((Tree(nodes, t.values, n_features), train, sample_weight))
+        return out
+
     def _after_fit(self, Xa, yk, val, trees):
         """Hook run once the DNFs are trained (DNRF chooses the number of trees here)."""
 
@@ -231,7 +263,8 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
     def _augmented(self, X):
         X = check_predict_data(self, X)
         reject_nan(self, X)
-        return augment(((X - self.mean_) / self.scale_).astype(np.float32))
+        dtype = getattr(self, "input_dtype_", np.float32)
+        return augment(((X.astype(dtype) - self.mean_) / self.scale_).astype(dtype))
 
     def _tree_scores(self, Xa, dnf):
         """Class scores of one tree, shape (n_samples, n_classes): ``h~^c``, Eqs. (5) and (12)."""

@@ -113,6 +113,8 @@ class DNDTClassifier(BaseDNF):
     classes_, n_classes_, n_features_in_, feature_names_in_
     mean_, scale_ : ndarray of shape (n_features,)
         The z-scoring applied before the tree.
+    input_dtype_ : numpy dtype
+        float32: the dtype of the z-scores the functions read.
 
     See Also
     --------
@@ -245,7 +247,8 @@ class DNRFClassifier(BaseDNF):
     Attributes
     ----------
     forest_ : RandomForestClassifier
-        The initial forest (fitted on the z-scored training rows).
+        The initial forest (fitted on the z-scored training rows), or the
+        ``init_forest`` given to :meth:`fit` (as a forestzoo estimator).
     dnfs_ : list of forestzoo.dnf.DisjunctiveNormalForm
         One per kept tree, with the fine-tuned oblique weights.
     n_estimators_ : int
@@ -255,6 +258,9 @@ class DNRFClassifier(BaseDNF):
         ``init_slope``, ``learning_rate`` and ``validation_loss`` kept;
         training ``loss_curve``; ``stopped_at_cap``.
     classes_, n_classes_, n_features_in_, feature_names_in_, mean_, scale_
+    input_dtype_ : numpy dtype
+        The dtype the functions read the z-scores in: float32 (the trees
+        grown here read the same values), or float64 after ``init_forest``.
 
     See Also
     --------
@@ -323,6 +329,40 @@ class DNRFClassifier(BaseDNF):
         self.select_n_estimators = select_n_estimators
         self.n_jobs = n_jobs
         self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None, init_forest=None):
+        """Grow the random forest (or take ``init_forest``), convert every tree and fine-tune it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+        init_forest : fitted classifier, optional
+            An already fitted axis-aligned tree or forest to convert instead
+            of growing one: forestzoo's ``DecisionTreeClassifier``,
+            ``RandomForestClassifier`` or ``ExtraTreesClassifier``, or
+            scikit-learn's classes of those names (and ``ExtraTreeClassifier``),
+            fitted on the same features as ``X`` in the same units (not
+            z-scored: the z-scoring of ``standardize`` is folded into the
+            converted thresholds).  Every one of its trees is converted, so
+            ``n_estimators`` and the other parameters of the initial forest
+            are not used; its classes must be among those of ``y``.  The
+            conversion is exact: with a large initial slope the thresholded
+            functions reproduce every tree's predictions on every float32
+            input, rows on a threshold included, before any gradient step.
+            The fine-tuning then reads the z-scores in float64 (the forest
+            reads float32 ``X``).  Needs ``finetune_samples="all"``; the
+            forest is kept as ``forest_`` (a scikit-learn forest converted
+            with :func:`forestzoo.interop.from_sklearn`).
+
+        Returns
+        -------
+        self
+        """
+        from ..interop import fit_with_forest
+
+        return fit_with_forest(self, super().fit, init_forest, X, y, sample_weight)
 
     def _initial_trees(self, Xs, yk, sample_weight, train, seed):
         if self.select_n_estimators and self.validation_fraction <= 0:

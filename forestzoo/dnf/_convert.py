@@ -168,7 +168,50 @@ def tie_free_thresholds(threshold):
     return 0.5 * (t + up.astype(np.float64))
 
 
-def tree_to_dnf(nodes, leaf_class, n_features, classes, slope=1.0):
+def standardized_thresholds(threshold, feature, mean, scale):
+    """Thresholds of a tree fitted on float32 ``x``, moved to ``z = (float64(x) - mean) / scale`` exactly.
+
+    The tree sends ``x <= t`` left.  With ``lo`` the largest float32 not above
+    ``t`` and ``hi`` the next float32, a float32 ``x`` goes left exactly when
+    ``x <= lo``, and ``z`` (computed in float64, monotone in ``x``) is then at
+    most ``z(lo)``, else at least ``z(hi)``.  The returned threshold lies
+    strictly between the two, so ``z > t'`` is the tree's "goes right" on
+    every float32 input, ties included (``z(lo) < z(hi)`` holds for every
+    feature whose ``|mean|`` is below about ``2**29`` times its values).
+    An infinite threshold (all finite values on one side) stays on the far
+    side of every finite ``z``.
+
+    Parameters
+    ----------
+    threshold : float64 (n_nodes,)
+    feature : int (n_nodes,)
+        Split feature of every node (only internal nodes' rows are meaningful).
+    mean, scale : float64 (n_features,)
+        The z-scoring of the features.
+
+    Returns
+    -------
+    float64 (n_nodes,)
+    """
+    t = np.asarray(threshold, dtype=np.float64)
+    f = np.clip(np.asarray(feature, dtype=np.int64), 0, None)
+    m, s = mean[f], scale[f]
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo = t.astype(np.float32)
+        lo = np.where(lo.astype(np.float64) > t, np.nextafter(lo, np.float32(-np.inf)), lo)
+        lo = np.where(np.isposinf(lo), np.finfo(np.float32).max, lo).astype(np.float32)
+        hi = np.nextafter(lo, np.float32(np.inf))
+        z_lo = (lo.astype(np.float64) - m) / s
+        z_hi = (hi.astype(np.float64) - m) / s
+        out = z_lo + 0.5 * (z_hi - z_lo)
+    top = np.isposinf(hi)  # nothing finite lies above lo
+    out[top] = np.nextafter(z_lo[top], np.inf)
+    bottom = np.isneginf(lo)  # every finite value goes right
+    out[bottom] = np.nextafter((np.float64(np.finfo(np.float32).min) - m[bottom]) / s[bottom], -np.inf)
+    return out
+
+
+def tree_to_dnf(nodes, leaf_class, n_features, classes, slope=1.0, thresholds=None):
     """Disjunctive normal forms of one tree, one function per class in ``classes``.
 
     Parameters
@@ -186,6 +229,10 @@ def tree_to_dnf(nodes, leaf_class, n_features, classes, slope=1.0):
         starts as ``w_k = slope * (e_f, -t)``; the paper's initial ``w_k`` has
         "a 1 for the chosen splitting axis" (slope 1 on z-scored data).  With
         a large power-of-two slope the thresholded DNF equals the tree exactly.
+    thresholds : float64 (n_nodes,) or None
+        The literal of node ``k`` is ``x_f > thresholds[k]`` on the inputs the
+        DNF reads (see :func:`standardized_thresholds`); None: the tree's
+        thresholds made tie-free for float32 inputs (:func:`tie_free_thresholds`).
 
     Returns
     -------
@@ -195,7 +242,7 @@ def tree_to_dnf(nodes, leaf_class, n_features, classes, slope=1.0):
         raise ValueError("tree_to_dnf converts axis-aligned trees; this tree has oblique nodes.")
     leaves, ptr, path_node, _ = leaf_paths(nodes)
     parent, went_right = tree_links(nodes)
-    thresholds = tie_free_thresholds(nodes["threshold"])
+    thresholds = tie_free_thresholds(nodes["threshold"]) if thresholds is None else thresholds
     local = np.full(nodes.shape[0], -1, dtype=np.int64)
     unit_ptr, term_ptr = [0], [0]
     parts = {name: [] for name in ("unit_node", "unit_parent", "unit_right", "term_leaf", "term_parent", "term_right")}
