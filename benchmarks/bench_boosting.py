@@ -1,6 +1,6 @@
 """forestzoo boosting against scikit-learn, LightGBM and XGBoost: same data, same run.
 
-Three suites (issue 7 targets):
+Three suites (the boosting accuracy and speed targets):
 
 * ``gbt``: forestzoo ``GradientBoostingClassifier`` (fz-gbt; fz-gbt-grad with
   ``split_gain="gradient"``, the lecture's least-squares fit of the residuals) beside scikit-learn's

@@ -1,4 +1,4 @@
-"""SDT and Haar trees against the exact CART tree, side by side in one run (seed 004, issue 11).
+"""SDT and Haar trees against the exact CART tree, side by side in one run (the stochastic decision-tree induction paper).
 
 Two parts, each printing a markdown table:
 

@@ -1,4 +1,4 @@
-"""CPU time per node of MPSVMForestClassifier fits, for the per-node cost of issue 5.
+"""CPU time per node of MPSVMForestClassifier fits, the per-node cost of the MPSVM forest.
 
 Default: MPRaF-T (``--forest`` for the others), 20 trees, ``n_jobs=1``, best of three
 fits on segment and vehicle (``time.process_time``, which counts BLAS threads too; the

@@ -1,4 +1,4 @@
-"""Haar trees: the feature bank (Appendix A.2 of seed 004), integral images, the SDT search over
+"""Haar trees: the feature bank (Appendix A.2 of the stochastic decision-tree induction paper), integral images, the SDT search over
 the bank, O(D + depth) prediction through the engine's predictor, and bad input."""
 
 import pickle

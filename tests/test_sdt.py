@@ -1,4 +1,4 @@
-"""SDT, the stochastic split search (seed 004, Section 3, Steps 1-5): kernel vs a naive twin,
+"""SDT, the stochastic split search (the stochastic decision-tree induction paper, Section 3, Steps 1-5): kernel vs a naive twin,
 evaluation counts, fallbacks, parameters of trees and forests."""
 
 import numpy as np

@@ -75,5 +75,5 @@ register_suite(Suite(
     datasets=("adult", "twonorm", "page_blocks", "waveform_21", "waveform_40"),
     models=("GBT", "SAMME", "LogitBoost", "RUSBoost", "RaF"),
     protocol="cv", folds=3, repeats=1, n_estimators=100,
-    notes="issue 7: the datasets of the GBT accuracy target; 100 rounds / trees, 3-fold CV",
+    notes="the datasets of the GBT accuracy target; 100 rounds / trees, 3-fold CV",
 ))
