@@ -495,9 +495,30 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     it splits; each new leaf starts from the counts of its side and draws
     fresh candidate splits.
 
+    Concept drift (``drift="adwin"``, the default) is handled as adaptive
+    random forests do (Gomes et al. 2017): every voting tree's prequential
+    error (0/1 loss of the tree on each row before it learns it) feeds two
+    ADWIN detectors (Bifet & Gavaldà 2007).  A rise of the error at the
+    warning level ``warning_delta`` starts a background tree that learns
+    beside the voting tree without voting; a rise at the drift level
+    ``drift_delta`` replaces the voting tree by its background tree (or by
+    an empty tree when none was started).  Falls of the error (a tree that
+    learns) raise no alarm.  When no drift is found the voting trees are
+    exactly those of ``drift=None``.  ``drift="oob"`` is Saffari et al.'s
+    temporal knowledge weighting instead: each tree scores the rows its
+    online bagging leaves out, and every ``oob_period`` rows a tree whose
+    out-of-bag error over the period exceeds a uniform random number is
+    replaced by an empty tree.  ``drift=None`` never forgets.
+
     Trees are stored in the engine's node layout and predicted by the
     engine's predictor.  ``partial_fit`` accepts mini-batches of any size
-    (the kernels loop over the batch); a fitted model pickles and resumes.
+    (the kernels loop over the batch, so batching does not change the
+    model, drift handling included); a fitted model pickles and resumes.
+    ``set_params`` between ``partial_fit`` calls is honoured: a larger
+    ``n_estimators`` adds empty trees, a smaller one drops the last trees
+    from the vote, and a new ``drift`` adds or drops the background trees;
+    a different ``n_tests`` is refused (the leaves' candidate splits
+    cannot change).  Every call validates the parameters.
 
     Parameters
     ----------
@@ -517,6 +538,17 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         Leaves at this depth never split.
     max_nodes : int or None, default=None
         Most nodes per tree: bounds memory on endless streams.
+    drift : {"adwin", "oob"} or None, default="adwin"
+        Concept-drift handling (see above); None learns as the lecture's
+        Algorithm 1 alone.  "adwin" keeps a background tree beside each
+        voting tree, so it needs up to twice the memory.
+    drift_delta : float in (0, 1), default=0.001
+        Confidence of the ADWIN detector whose alarm replaces a tree.
+    warning_delta : float in (0, 1), default=0.01
+        Confidence of the ADWIN detector whose alarm starts a background tree.
+    oob_period : int, default=1000
+        ``drift="oob"``: rows between two out-of-bag checks of a tree
+        (Saffari et al.'s ``1 / theta``).
     n_jobs : int or None, default=None
         Threads updating trees in parallel (results do not depend on it).
         Batches below 2,000 rows x trees are learned in the calling thread,
@@ -528,10 +560,19 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     forest_ : OnlineForest
         The growing arrays of the trees.
     estimators_ : list of forestzoo._engine.api.Tree
-        The same trees as engine trees (views).
+        The voting trees as engine trees (views).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     n_samples_seen_ : int
+    n_drifts_ : ndarray of shape (n_estimators,)
+        Per voting tree, the times it was replaced.
+    n_warnings_ : ndarray of shape (n_estimators,)
+        Per voting tree, the background trees started (``drift="adwin"``).
+    last_drift_ : ndarray of shape (n_estimators,)
+        Per voting tree, the stream position (0-based row) of its last
+        replacement, -1 where none.
+    last_drift_position_ : int
+        The latest of ``last_drift_`` (-1: no replacement yet).
 
     See Also
     --------
@@ -542,7 +583,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     A. Saffari, C. Leistner, J. Santner, M. Godec, H. Bischof, "On-line random
     forests", ICCV Workshops 2009.  W. Wang, C. Wang, S. Liu, T. Zhang, X. Cao,
     "Robust target tracking by online random forests and superpixels", IEEE
-    TCSVT 2018.
+    TCSVT 2018.  H. M. Gomes, A. Bifet, J. Read, J. P. Barddal, F. Enembreck,
+    B. Pfahringer, G. Holmes, T. Abdessalem, "Adaptive random forests for
+    evolving data stream classification", Machine Learning 2017.  A. Bifet,
+    R. Gavaldà, "Learning from time-changing data with adaptive windowing",
+    SDM 2007.
 
     Examples
     --------
@@ -625,6 +670,9 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     a candidate split keeps the triplet ``{n, mu, E}`` (count, mean, mean
     squared deviation) updated by Eq. (5) and Eq. (9); the gain is
     ``Delta E = E - n_l / n E_l - n_r / n E_r`` and leaves predict ``mu``.
+    Drift handling is the classifier's, on the trees' absolute prequential
+    errors (``drift="adwin"``) or on the out-of-bag ``min(1, SSE / SST)``
+    over each period (``drift="oob"``).
 
     Parameters
     ----------
@@ -635,12 +683,13 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     min_samples_split : int, default=20
     min_gain : float, default=0.0
         In units of the target's variance.
-    max_depth, max_nodes, n_jobs, random_state
+    max_depth, max_nodes, drift, drift_delta, warning_delta, oob_period, n_jobs, random_state
         As for :class:`OnlineRandomForestClassifier`.
 
     Attributes
     ----------
-    forest_, estimators_, n_features_in_, n_samples_seen_
+    forest_, estimators_, n_features_in_, n_samples_seen_, n_drifts_, n_warnings_, last_drift_, last_drift_position_
+        As for :class:`OnlineRandomForestClassifier`.
 
     See Also
     --------
