@@ -32,6 +32,7 @@ Usage::
 """
 
 import argparse
+import json
 import os
 import pickle
 import subprocess
@@ -159,7 +160,38 @@ def run_drift(args):
                 if seed == 0:
                     curves[(name, label)] = (hits, positions)
         print(f"# {name} done", file=sys.stderr, flush=True)
+        if args.jsonl:  # one line per stream, so that a long run keeps what it finished
+            with open(args.jsonl, "a") as fh:
+                fh.write(json.dumps({"stream": name, "n": args.n_samples, "seeds": args.seeds, "runs": [
+                    {"label": lb, "score": scores[k], "sps": speeds[k], "drifts": drifts.get(k)}
+                    for k in scores if k[0] == name for lb in [k[1]]]}) + "\n")
     labels = list(ours) + [f"river {k}" for k in river_models]
+    print_tables(scores, speeds, drifts, streams, labels, args)
+    if args.plot:
+        plot_curves(curves, streams, labels, args.plot)
+
+
+def merge_jsonl(paths, args):
+    """The tables of ``--drift`` from the per-stream lines of one or more ``--jsonl`` files."""
+    scores, speeds, drifts, streams, labels = {}, {}, {}, [], []
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                rec = json.loads(line)
+                streams.append(rec["stream"])
+                args.n_samples, args.seeds = rec["n"], rec["seeds"]
+                for run in rec["runs"]:
+                    key = (rec["stream"], run["label"])
+                    scores[key], speeds[key] = run["score"], run["sps"]
+                    if run["drifts"] is not None:
+                        drifts[key] = run["drifts"]
+                    if run["label"] not in labels:
+                        labels.append(run["label"])
+    print_tables(scores, speeds, drifts, streams, labels, args)
+
+
+def print_tables(scores, speeds, drifts, streams, labels, args):
+    """Markdown tables: accuracy per stream and model (mean of seeds) with ORF's drifts, then throughput."""
     print(f"Prequential accuracy (%), mean of {args.seeds} seeds, {args.n_samples} rows (sorted-* streams: the "
           "dataset's rows), every row after the first 100; in brackets the drifts ORF found (sum over trees, mean "
           "of seeds)\n")
@@ -182,8 +214,6 @@ def run_drift(args):
     print("|" + "---|" * len(labels))
     print("| " + " | ".join(f"{np.mean([s for (n, lb), v in speeds.items() if lb == label for s in v]):,.0f}"
                             if any(lb == label for (_, lb) in speeds) else "-" for label in labels) + " |")
-    if args.plot:
-        plot_curves(curves, streams, labels, args.plot)
 
 
 def plot_curves(curves, streams, labels, path):
@@ -225,7 +255,11 @@ def main():
     p.add_argument("--drift", action="store_true", help="the concept-drift streams (--streams all by default)")
     p.add_argument("--seeds", type=int, default=3, help="--drift: seeds 0..SEEDS-1")
     p.add_argument("--plot", default=None, help="--drift: write accuracy over the streams to this image")
+    p.add_argument("--jsonl", default=None, help="--drift: append each stream's results to this file")
+    p.add_argument("--merge", nargs="+", default=None, help="print the --drift tables of these --jsonl files")
     args = p.parse_args()
+    if args.merge:
+        return merge_jsonl(args.merge, args)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}")
     # load ORF's compiled kernels (Numba cache) before any timing, as river's are imported before its loop
     rng = np.random.RandomState(0)
