@@ -130,7 +130,7 @@ def test_regressor_with_drift_handling(drift):
 @pytest.mark.parametrize("cls, new", [(OnlineRandomForestClassifier, n) for n in (6, 8, 50, 200, 5000)]
                          + [(OnlineRandomForestRegressor, n) for n in (6, 8, 50, 200)])
 def test_growing_n_estimators_between_calls_adds_empty_trees(cls, new):
-    # 5 -> 6 and 5 -> 8 hung, 5 -> 50, 200 and 5000 wrote past the trees' arrays
+    # a few more trees and many more: the kernels must reach only the trees the forest holds
     X, y = make_classification(n_samples=120, n_features=4, random_state=0)
     kw = {"classes": [0, 1]} if cls is OnlineRandomForestClassifier else {}
     m = cls(n_estimators=5, n_tests=2, min_samples_split=5, random_state=0).partial_fit(X[:60], y[:60], **kw)
