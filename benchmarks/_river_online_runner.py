@@ -1,4 +1,4 @@
-"""Prequential (test-then-train) run of river's ARF / AMF on one stream.
+"""Prequential (test-then-train) run of river's ARF / AMF / Hoeffding Adaptive Tree on one stream.
 
 Executed by bench_online.py with the Python of an environment that has
 `river`.  Reads an .npz (X, y, task, n_models, seed), writes a pickle with
@@ -15,7 +15,7 @@ import numpy as np
 
 
 def main(inp, out, model_name):
-    from river import forest
+    from river import forest, tree
 
     d = np.load(inp)
     X, y, task = d["X"], d["y"], str(d["task"])
@@ -25,6 +25,7 @@ def main(inp, out, model_name):
         "AMFClassifier": lambda: forest.AMFClassifier(n_estimators=n_models, seed=seed),
         "ARFRegressor": lambda: forest.ARFRegressor(n_models=n_models, seed=seed),
         "AMFRegressor": lambda: forest.AMFRegressor(n_estimators=n_models, seed=seed),
+        "HoeffdingAdaptiveTreeClassifier": lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=seed),
     }[model_name]
     model = ctor()
     names = [f"x{j}" for j in range(X.shape[1])]

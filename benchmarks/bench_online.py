@@ -15,12 +15,24 @@ batch, then partial_fit it).  Scores: accuracy (%) or MAE; throughput:
 samples per second of the whole loop.  river runs in the environment given by
 ``--river-python`` (a separate venv), one process per model.
 
+With ``--drift`` the streams are those of :mod:`forestzoo.online._streams`
+(abrupt, gradual and recurring concept drift: SEA concepts, rotating
+hyperplane, Agrawal with a function switch, the class-sorted order of a
+bundled dataset), three seeds by default; the table gives each model's mean
+prequential accuracy per stream and over the streams, throughput, and the
+number of drifts ORF found; ``--plot`` draws accuracy over each stream
+(seed 0, windows of ``n / 40`` rows) with the drift points marked.  river's
+ARFClassifier, AMFClassifier and HoeffdingAdaptiveTreeClassifier are run
+when ``--river-python`` is given.
+
 Usage::
 
     python benchmarks/bench_online.py --river-python /venv/bin/python [--n-samples 10000]
+    python benchmarks/bench_online.py --drift --river-python /venv/bin/python [--plot docs/figures/online_drift.png]
 """
 
 import argparse
+import json
 import os
 import pickle
 import subprocess
@@ -57,9 +69,10 @@ def make_stream(name, n, seed=0):
     raise ValueError(name)
 
 
-def run_ours(X, y, task, batch, n_estimators, seed, outcomes=False, **params):
+def run_ours(X, y, task, batch, n_estimators, seed, outcomes=False, model_out=None, with_speed=False, **params):
     """ORF's prequential ``(score, samples/s)`` with mini-batches of ``batch`` rows, or with
-    ``outcomes=True`` its per-row hits / absolute errors (every row after the first batch)."""
+    ``outcomes=True`` its per-row hits / absolute errors (every row after the first batch);
+    ``model_out`` (a list) receives the model; ``with_speed=True`` adds samples/s to the outcomes."""
     if task == "classification":
         model = OnlineRandomForestClassifier(n_estimators=n_estimators, random_state=seed, **params)
         kw = {"classes": np.unique(y)}
@@ -75,14 +88,17 @@ def run_ours(X, y, task, batch, n_estimators, seed, outcomes=False, **params):
         scored[s - batch:s - batch + len(yb)] = (p == yb) if task == "classification" else np.abs(p - yb)
         model.partial_fit(xb, yb)
     secs = time.perf_counter() - t0
+    if model_out is not None:
+        model_out.append(model)
     if outcomes:
-        return scored
+        return (scored, X.shape[0] / secs) if with_speed else scored
     # river scores its first sample too (with an untrained model); the difference is one sample
     return scored.mean(), X.shape[0] / secs
 
 
-def run_river(python, model, X, y, task, n_estimators, seed, timeout, outcomes=False):
-    """river's prequential ``(score, samples/s)``, or with ``outcomes=True`` its per-sample hits / errors."""
+def run_river(python, model, X, y, task, n_estimators, seed, timeout, outcomes=False, with_speed=False):
+    """river's prequential ``(score, samples/s)``, or with ``outcomes=True`` its per-sample hits / errors
+    (and its samples/s with ``with_speed=True``)."""
     with tempfile.TemporaryDirectory() as tmp:
         inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.pkl")
         np.savez(inp, X=X, y=y, task=task, n_models=n_estimators, seed=seed)
@@ -96,11 +112,136 @@ def run_river(python, model, X, y, task, n_estimators, seed, timeout, outcomes=F
             return None
         with open(out, "rb") as fh:
             res = pickle.load(fh)
-    return (res["score"], res["sps"]) if not outcomes else np.asarray(res["outcomes"])
+    if outcomes:
+        return (np.asarray(res["outcomes"]), res["sps"]) if with_speed else np.asarray(res["outcomes"])
+    return res["score"], res["sps"]
 
 
 def fmt(task, score):
     return f"{100 * score:.2f} %" if task == "classification" else f"{score:.3f}"
+
+
+def run_drift(args):
+    """The ``--drift`` benchmark: every stream of ``forestzoo.online._streams`` over ``args.seeds`` seeds."""
+    from forestzoo.online._streams import STREAMS, make_stream
+
+    streams = list(STREAMS) if args.streams == "all" else args.streams.split(",")
+    ours = {  # label -> (batch, ORF parameters)
+        "ORF adwin (batch 1)": (1, {}),
+        "ORF adwin (batch 100)": (100, {}),
+        "ORF drift=None (batch 100)": (100, {"drift": None}),
+        "ORF oob (batch 100)": (100, {"drift": "oob"}),
+    }
+    river_models = ("ARFClassifier", "AMFClassifier", "HoeffdingAdaptiveTreeClassifier") if args.river_python else ()
+    scores, speeds, drifts, curves = {}, {}, {}, {}
+    for name in streams:
+        for seed in range(args.seeds):
+            X, y, positions = make_stream(name, args.n_samples, seed)
+            for label, (batch, params) in ours.items():
+                models = []
+                hits, sps = run_ours(X, y, "classification", batch, args.n_estimators, seed, outcomes=True,
+                                     model_out=models, with_speed=True, **params)
+                # score every row after the first 100, for every model alike
+                hits = np.concatenate((np.full(batch, np.nan), hits))
+                scores.setdefault((name, label), []).append(np.nanmean(hits[100:]))
+                speeds.setdefault((name, label), []).append(sps)
+                drifts.setdefault((name, label), []).append(int(models[0].n_drifts_.sum()))
+                if seed == 0:
+                    curves[(name, label)] = (hits, positions)
+            for kind in river_models:
+                res = run_river(args.river_python, kind, X, y, "classification", args.n_estimators, seed,
+                                args.timeout, outcomes=True, with_speed=True)
+                if res is None:
+                    continue
+                hits, sps = res
+                label = f"river {kind}"
+                scores.setdefault((name, label), []).append(np.mean(hits[100:]))
+                speeds.setdefault((name, label), []).append(sps)
+                if seed == 0:
+                    curves[(name, label)] = (hits, positions)
+        print(f"# {name} done", file=sys.stderr, flush=True)
+        if args.jsonl:  # one line per stream, so that a long run keeps what it finished
+            with open(args.jsonl, "a") as fh:
+                fh.write(json.dumps({"stream": name, "n": args.n_samples, "seeds": args.seeds, "runs": [
+                    {"label": lb, "score": scores[k], "sps": speeds[k], "drifts": drifts.get(k)}
+                    for k in scores if k[0] == name for lb in [k[1]]]}) + "\n")
+    labels = list(ours) + [f"river {k}" for k in river_models]
+    print_tables(scores, speeds, drifts, streams, labels, args)
+    if args.plot:
+        plot_curves(curves, streams, labels, args.plot)
+
+
+def merge_jsonl(paths, args):
+    """The tables of ``--drift`` from the per-stream lines of one or more ``--jsonl`` files."""
+    scores, speeds, drifts, streams, labels = {}, {}, {}, [], []
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                rec = json.loads(line)
+                streams.append(rec["stream"])
+                args.n_samples, args.seeds = rec["n"], rec["seeds"]
+                for run in rec["runs"]:
+                    key = (rec["stream"], run["label"])
+                    scores[key], speeds[key] = run["score"], run["sps"]
+                    if run["drifts"] is not None:
+                        drifts[key] = run["drifts"]
+                    if run["label"] not in labels:
+                        labels.append(run["label"])
+    print_tables(scores, speeds, drifts, streams, labels, args)
+
+
+def print_tables(scores, speeds, drifts, streams, labels, args):
+    """Markdown tables: accuracy per stream and model (mean of seeds) with ORF's drifts, then throughput."""
+    print(f"Prequential accuracy (%), mean of {args.seeds} seeds, {args.n_samples} rows (sorted-* streams: the "
+          "dataset's rows), every row after the first 100; in brackets the drifts ORF found (sum over trees, mean "
+          "of seeds)\n")
+    print("| stream | " + " | ".join(labels) + " |")
+    print("|---|" + "---|" * len(labels))
+    for name in streams:
+        cells = []
+        for label in labels:
+            v = scores.get((name, label))
+            cell = "-" if v is None else f"{100 * np.mean(v):.2f}"
+            if v is not None and (name, label) in drifts and "None" not in label:
+                cell += f" ({np.mean(drifts[(name, label)]):.0f})"
+            cells.append(cell)
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    means = [np.mean([np.mean(scores[(n, lb)]) for n in streams]) if all((n, lb) in scores for n in streams)
+             else float("nan") for lb in labels]
+    print("| **mean** | " + " | ".join(f"**{100 * m:.2f}**" for m in means) + " |")
+    print("\nThroughput (samples/s, mean over streams and seeds)\n")
+    print("| " + " | ".join(labels) + " |")
+    print("|" + "---|" * len(labels))
+    print("| " + " | ".join(f"{np.mean([s for (n, lb), v in speeds.items() if lb == label for s in v]):,.0f}"
+                            if any(lb == label for (_, lb) in speeds) else "-" for label in labels) + " |")
+
+
+def plot_curves(curves, streams, labels, path):
+    """Accuracy over each stream (seed 0), windows of n / 40 rows, drift points as dashed lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [lb for lb in labels if "batch 1)" not in lb]
+    fig, axes = plt.subplots(len(streams), 1, figsize=(9, 2.4 * len(streams)), squeeze=False)
+    for ax, name in zip(axes[:, 0], streams):
+        for label in shown:
+            if (name, label) not in curves:
+                continue
+            hits, positions = curves[(name, label)]
+            w = max(len(hits) // 40, 1)
+            k = len(hits) // w
+            acc = np.nanmean(hits[: k * w].reshape(k, w), axis=1)
+            ax.plot((np.arange(k) + 0.5) * w, 100 * acc, label=label, lw=1.2)
+        for pos in positions:
+            ax.axvline(pos, color="k", ls="--", lw=0.8)
+        ax.set_title(name, fontsize=9)
+        ax.set_ylabel("accuracy %")
+    axes[0, 0].legend(fontsize=7, ncol=2)
+    axes[-1, 0].set_xlabel("row of the stream")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
 
 
 def main():
@@ -111,13 +252,26 @@ def main():
     p.add_argument("--river-python", default=os.environ.get("FORESTZOO_RIVER_PYTHON"))
     p.add_argument("--timeout", type=int, default=1800)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--drift", action="store_true", help="the concept-drift streams (--streams all by default)")
+    p.add_argument("--seeds", type=int, default=3, help="--drift: seeds 0..SEEDS-1")
+    p.add_argument("--plot", default=None, help="--drift: write accuracy over the streams to this image")
+    p.add_argument("--jsonl", default=None, help="--drift: append each stream's results to this file")
+    p.add_argument("--merge", nargs="+", default=None, help="print the --drift tables of these --jsonl files")
     args = p.parse_args()
+    if args.merge:
+        return merge_jsonl(args.merge, args)
     print(f"# {time.strftime('%Y-%m-%d %H:%M')}  {' '.join(sys.argv)}")
     # load ORF's compiled kernels (Numba cache) before any timing, as river's are imported before its loop
     rng = np.random.RandomState(0)
     Xw = rng.normal(size=(200, 4))
     run_ours(Xw, (Xw[:, 0] > 0).astype(int), "classification", 1, 2, 0)
     run_ours(Xw, Xw[:, 0], "regression", 1, 2, 0)
+    if args.drift:
+        if args.streams == p.get_default("streams"):
+            args.streams = "all"
+        for drift in (None, "oob"):
+            run_ours(Xw, (Xw[:, 0] > 0).astype(int), "classification", 1, 2, 0, drift=drift)
+        return run_drift(args)
     print("| stream | model | prequential score | samples/s | ORF(b=1) speed-up |")
     print("|---|---|---|---|---|")
     for name in args.streams.split(","):

@@ -15,6 +15,7 @@ from .._engine.api import MAX_BINS, SPLITTERS, draw_seeds
 from .._parallel import Parallel
 from .._validation import check_fit_data, check_predict_data
 from ._chain import build_chain, combine, tree_answers
+from ._selective import selective_scores
 
 #: Values of ``gamma`` tried by ``gamma="auto"``.  With ``n`` features and a
 #: branch of ``l_t`` rows the MDL threshold is ``gamma * log2(n) / log2(l_t)``
@@ -49,18 +50,23 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         Coefficient of the MDL threshold.  "auto" picks it from
         :data:`GAMMA_GRID` by ``cv``-fold cross-validation on the training
         data, maximising the accuracy of ``predict`` (rejections count as
-        errors with ``reject="nan"``; ties go to the larger gamma).  With
+        errors with ``reject="label"``; ties go to the larger gamma).  With
         fewer than two rows there is nothing to cross-validate and
         ``gamma_`` is 1.0.
-    reject : {"fallback", "nan"}, default="fallback"
+    reject : {"fallback", "label", "nan"}, default="fallback"
         What the forest answers for an object every tree is incompetent for.
-        "fallback": the class frequencies of the incompetence leaf the object
-        reaches in the last tree (the training rows that fell through every
-        tree to that area).  "nan": ``predict_proba`` returns a row of NaN and
-        ``predict`` returns ``reject_label``.
+        "label" is the paper's own behaviour: such an object lies outside
+        every competence area and is *rejected*; ``predict`` returns
+        ``reject_label`` and ``predict_proba`` a row of NaN, so the forest is
+        a selective classifier (see :meth:`selective_report`).  "nan" is the
+        same as "label".  "fallback" (an addition to the paper, so that
+        ``predict`` always answers with a class): the class frequencies of
+        the incompetence leaf the object reaches in the last tree (the
+        training rows that fell through every tree to that area), i.e. a
+        shallow tree answers the objects the forest is not competent for.
     reject_label : int, float or str, default=-1
         Label ``predict`` returns for a rejected object when
-        ``reject="nan"``; it must not be one of the classes.
+        ``reject="label"`` or ``"nan"``; it must not be one of the classes.
     max_estimators : int, default=50
         Most trees built.
     patience : int, default=1
@@ -147,7 +153,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
     _parameter_constraints = {
         "strategy": [StrOptions({"first_competent", "weighted_vote"})],
         "gamma": [Interval(Real, 0.0, None, closed="neither"), StrOptions({"auto"})],
-        "reject": [StrOptions({"fallback", "nan"})],
+        "reject": [StrOptions({"fallback", "label", "nan"})],
         "reject_label": [Integral, Real, str],
         "max_estimators": [Interval(Integral, 1, None, closed="left")],
         "patience": [Interval(Integral, 1, None, closed="left")],
@@ -195,7 +201,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, classification=True)
         yk, _, n_classes, classes = self._encode_target(y)
-        if self.reject == "nan" and np.isin(np.asarray([self.reject_label], dtype=object), classes.astype(object)).any():
+        if self.reject != "fallback" and np.isin(np.asarray([self.reject_label], dtype=object), classes.astype(object)).any():
             raise ValueError(
                 f"reject_label={self.reject_label!r} is one of the classes {classes.tolist()}; "
                 "choose a reject_label that is not a class label."
@@ -260,7 +266,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
             )
             proba, rejected = combine(trees, inc, X[test], self.strategy, n_classes)
             correct = (np.argmax(proba, axis=1) == yk[test])
-            if self.reject == "nan":
+            if self.reject != "fallback":
                 correct &= ~rejected
             return np.average(correct, weights=sample_weight[test])
 
@@ -293,21 +299,59 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
             the fallback frequencies, or NaN with ``reject="nan"``.
         """
         proba, rejected = self._proba(X)
-        if self.reject == "nan":
+        if self.reject != "fallback":
             proba[rejected] = np.nan
         return proba
 
     def predict(self, X):
-        """Class of each object; ``reject_label`` for rejected objects when ``reject="nan"``."""
+        """Class of each object; ``reject_label`` for rejected objects when ``reject="label"`` (or "nan")."""
         proba, rejected = self._proba(X)
         labels = self.classes_[np.argmax(proba, axis=1)]
-        if self.reject == "nan" and rejected.any():
+        if self.reject != "fallback" and rejected.any():
             reject = np.asarray(self.reject_label)
             same_kind = (reject.dtype.kind in "iuf") == (labels.dtype.kind in "iuf")
             dtype = np.result_type(labels.dtype, reject.dtype) if same_kind else object
             labels = labels.astype(dtype)
             labels[rejected] = self.reject_label
         return labels
+
+    def selective_report(self, X, y, sample_weight=None):
+        """The forest as a selective classifier on ``(X, y)``: coverage and the accuracy on what it covers.
+
+        An object is covered when some tree is competent for it; the others
+        are rejected by the paper's method (``reject="label"``) or answered
+        by the fallback (``reject="fallback"``).  The report is the same
+        for every ``reject`` setting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        dict
+            ``coverage`` (weighted share of covered objects),
+            ``selective_accuracy`` (accuracy on the covered objects; NaN when
+            none is covered), ``selective_risk`` (``1 -
+            selective_accuracy``), ``fallback_accuracy`` (accuracy of the
+            fallback on the rejected objects; NaN when none is rejected),
+            ``accuracy_with_fallback`` (accuracy of the answers with
+            ``reject="fallback"``), ``fallback_share`` (``1 - coverage``:
+            the share of answers the fallback gives) and ``n_covered``.
+        """
+        proba, rejected = self._proba(X)
+        y = np.asarray(y)
+        if y.shape[0] != proba.shape[0]:
+            raise ValueError(f"Found input variables with inconsistent numbers of samples: "
+                             f"[{proba.shape[0]}, {y.shape[0]}]")
+        w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != y.shape or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError("sample_weight must be finite, non-negative, of shape (n_samples,) and not all zero.")
+        correct = self.classes_[np.argmax(proba, axis=1)] == y
+        covered = ~rejected
+        return selective_scores(correct, covered, w)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

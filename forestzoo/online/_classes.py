@@ -19,10 +19,15 @@ from .._atomics import store
 from .._engine.api import Tree, draw_seeds, empty_nodes, make_state
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
-from ._kernels import (ABORT, ENTROPY, GINI, LEARN, MAX_REPS, VARIANCE, WAIT, predict_trees, train_trees,
-                       train_trees_when_told)
+from ._adwin import ADWIN_SIZE
+from ._kernels import (ABORT, AGE, BG_ON, DRIFT_ADWIN, DRIFT_OOB, ENTROPY, FG, GINI, LAST_DRIFT, LEARN, MAX_REPS,
+                       N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, train_pairs,
+                       train_pairs_when_told, train_trees, train_trees_when_told)
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
+_DRIFT = {None: 0, "adwin": DRIFT_ADWIN, "oob": DRIFT_OOB}
+#: parameters whose change between ``partial_fit`` calls reshapes the forest (see ``_apply_params``)
+_STRUCTURAL = ("n_estimators", "drift")
 _INITIAL_CAPACITY = 64
 _UNBOUNDED = 2**31 - 1
 _MIN_THREAD_WORK = 2000  # rows x trees of a batch below which partial_fit uses one thread
@@ -33,7 +38,12 @@ class OnlineForest:
     """The growing arrays of an online forest, trees along axis 0 (see :mod:`._kernels`); plain numpy.
 
     ``counts[t]`` is ``[n_nodes, n_slots, n_samples_seen]`` of tree ``t``.
-    Node and pool rows beyond the counts are spare capacity.
+    Node and pool rows beyond the counts are spare capacity.  ``dstate``
+    and ``detect`` hold one row per voting tree: its drift bookkeeping
+    (columns named in :mod:`._kernels`) and its two ADWIN detectors (or the
+    out-of-bag sums of the ``oob`` mode).  With ``paired``, physical trees
+    ``p`` and ``p + n_voting`` are voting tree ``p`` and its background tree,
+    ``dstate[p, FG]`` saying which of the two votes.
     """
 
     nodes: np.ndarray
@@ -49,22 +59,82 @@ class OnlineForest:
     fmin: np.ndarray
     fmax: np.ndarray
     rng: np.ndarray
+    dstate: np.ndarray
+    detect: np.ndarray
 
     @classmethod
-    def new(cls, n_features, n_values, n_stats, n_tests, seeds, node_capacity=_INITIAL_CAPACITY):
-        """Trees of one leaf each, one per seed; the roots' candidate splits are drawn once data arrive."""
+    def new(cls, n_features, n_values, n_stats, n_tests, seeds, node_capacity=_INITIAL_CAPACITY, slot_capacity=None,
+            n_voting=None):
+        """Trees of one leaf each, one per seed; the roots' candidate splits are drawn once data arrive.
+
+        ``n_voting`` (default: one per seed) is the number of voting trees;
+        twice as many seeds make a paired forest (a background tree each).
+        """
         n_trees, cap = len(seeds), node_capacity
+        scap = cap if slot_capacity is None else slot_capacity
+        n_voting = n_trees if n_voting is None else n_voting
         arrays = _node_arrays(n_trees, cap, n_values)
         arrays["slot"][:, 0] = 0
         counts = np.zeros((n_trees, 3), np.int64)
         counts[:, :2] = 1
+        dstate = np.zeros((n_voting, N_DSTATE), np.int64)
+        dstate[:, FG] = np.arange(n_voting)
+        dstate[:, LAST_DRIFT] = -1
         return cls(
-            **arrays, seen=np.zeros((n_trees, cap)), stats=np.zeros((n_trees, cap, n_stats)),
-            tfeat=np.zeros((n_trees, cap, n_tests), np.int64), tthr=np.full((n_trees, cap, n_tests), np.nan),
-            tstats=np.zeros((n_trees, cap, n_tests, 2, n_stats)), counts=counts,
+            **arrays, seen=np.zeros((n_trees, scap)), stats=np.zeros((n_trees, scap, n_stats)),
+            tfeat=np.zeros((n_trees, scap, n_tests), np.int64), tthr=np.full((n_trees, scap, n_tests), np.nan),
+            tstats=np.zeros((n_trees, scap, n_tests, 2, n_stats)), counts=counts,
             fmin=np.full((n_trees, n_features), np.inf), fmax=np.full((n_trees, n_features), -np.inf),
             rng=np.concatenate([make_state(int(s))[None, :] for s in seeds]),
+            dstate=dstate, detect=np.zeros((n_voting, 2, ADWIN_SIZE)),
         )
+
+    @property
+    def paired(self):
+        return self.nodes.shape[0] == 2 * self.dstate.shape[0]
+
+    @property
+    def voters(self):
+        """Physical rows of the voting trees."""
+        return self.dstate[:, FG]
+
+    def resized(self, n_voting, paired, seeds):
+        """A copy with ``n_voting`` voting trees (the first ones kept, new ones empty), paired or not.
+
+        ``seeds`` holds one seed for each new physical tree (new voting trees
+        first, then new background trees).  Kept voting trees move to rows
+        ``0..`` and their background trees (when both forests are paired)
+        to ``n_voting + p``.
+        """
+        n_old = self.dstate.shape[0]
+        keep = min(n_old, n_voting)
+        n_phys = n_voting * (2 if paired else 1)
+        n_new = n_phys - keep * (2 if paired and self.paired else 1)
+        seeds = list(seeds[:n_new])
+        fresh = OnlineForest.new(self.fmin.shape[1], self.values.shape[2], self.stats.shape[2], self.tfeat.shape[2],
+                                 [0] * n_phys, self.node_capacity, self.slot_capacity, n_voting)
+        moves = []  # (new row, old row)
+        for p in range(keep):
+            fg = self.dstate[p, FG]
+            moves.append((p, fg))
+            if paired and self.paired:
+                moves.append((n_voting + p, p + n_old if fg == p else p))
+        kept = {new for new, _ in moves}
+        for name in ("nodes", "values", "parent_of", "slot", "seen", "stats", "tfeat", "tthr", "tstats", "counts",
+                     "fmin", "fmax", "rng"):
+            a, b = getattr(fresh, name), getattr(self, name)
+            for new, old in moves:
+                a[new] = b[old]
+        for t in range(n_phys):
+            if t not in kept:
+                fresh.rng[t] = make_state(int(seeds.pop(0)))
+        fresh.dstate[:keep] = self.dstate[:keep]
+        fresh.dstate[:keep, FG] = np.arange(keep)
+        if not (paired and self.paired):
+            fresh.dstate[:keep, BG_ON] = 0
+        fresh.dstate[:, ROWS] = self.dstate[0, ROWS]
+        fresh.detect[:keep] = self.detect[:keep]
+        return fresh
 
     @property
     def node_capacity(self):
@@ -86,7 +156,7 @@ class OnlineForest:
             a = getattr(self, name)
             out[name] = np.zeros((n_trees, scap) + a.shape[2:], a.dtype)
             out[name][:, : a.shape[1]] = a
-        for name in ("counts", "fmin", "fmax", "rng"):
+        for name in ("counts", "fmin", "fmax", "rng", "dstate", "detect"):
             out[name] = getattr(self, name).copy()
         return OnlineForest(**out)
 
@@ -106,8 +176,8 @@ def _node_arrays(n_trees, capacity, n_values):
     }
 
 
-def _train_on_threads(args, n_trees, n_threads):
-    """:func:`train_trees` over blocks of trees on the pool's threads, all or none.
+def _train_on_threads(args, n_trees, n_threads, kernel=train_trees_when_told):
+    """:func:`train_trees` (or ``kernel``) over blocks of trees on the pool's threads, all or none.
 
     Every block is started waiting, then one compiled call tells them all to
     learn.  An interrupt before that call makes them return untouched; after
@@ -119,7 +189,7 @@ def _train_on_threads(args, n_trees, n_threads):
     futures = []
     try:
         for k in range(n_threads):
-            futures.append(start_helper(train_trees_when_told, go, *args, bounds[k], bounds[k + 1]))
+            futures.append(start_helper(kernel, go, *args, bounds[k], bounds[k + 1]))
         store(go, 0, LEARN)
     finally:
         if go[0] == WAIT:
@@ -139,12 +209,17 @@ class BaseOnlineForest(BaseEstimator):
         "min_gain": [Interval(Real, 0.0, None, closed="left")],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
         "max_nodes": [Interval(Integral, 3, None, closed="left"), None],
+        "drift": [StrOptions({"adwin", "oob"}), None],
+        "drift_delta": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "warning_delta": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "oob_period": [Interval(Integral, 1, None, closed="left")],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
 
     def __init__(self, n_estimators=10, *, criterion, n_tests=100, min_samples_split=20, min_gain=0.0,
-                 max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
+                 max_depth=None, max_nodes=None, drift="adwin", drift_delta=0.001, warning_delta=0.01,
+                 oob_period=1000, n_jobs=None, random_state=None):
         self.n_estimators = n_estimators
         self.criterion = criterion
         self.n_tests = n_tests
@@ -152,6 +227,10 @@ class BaseOnlineForest(BaseEstimator):
         self.min_gain = min_gain
         self.max_depth = max_depth
         self.max_nodes = max_nodes
+        self.drift = drift
+        self.drift_delta = drift_delta
+        self.warning_delta = warning_delta
+        self.oob_period = oob_period
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -176,23 +255,64 @@ class BaseOnlineForest(BaseEstimator):
                 classes = np.unique(np.asarray(y))
             return self._partial_fit(X, y, classes)
 
+    def _params_key(self):
+        """The parameters as one tuple: a cheap test of whether ``set_params`` changed any since the last batch."""
+        return tuple(getattr(self, name) for name in self._parameter_constraints)
+
+    def _check_params(self, first):
+        """Validate every parameter (on every call: ``set_params`` may change them between batches).
+
+        Unchanged parameters are not validated again, which keeps a
+        ``partial_fit`` of one row cheap.  Returns the seeds the batch's new
+        trees need when ``n_estimators`` or ``drift`` changed (None otherwise).
+        """
+        key = self._params_key()
+        if not first and key == getattr(self, "_params_seen_", None):
+            return None
+        self._validate_params()
+        if first:
+            return None
+        if self.n_tests != self.forest_.tfeat.shape[2]:
+            raise ValueError(f"n_tests={self.n_tests!r} differs from the n_tests={self.forest_.tfeat.shape[2]} the "
+                             "leaves were created with; candidate splits cannot be added or removed between "
+                             "partial_fit calls. Call fit (or clone the estimator) to start again.")
+        return key
+
+    def _apply_params(self, forest):
+        """``forest`` reshaped for the current ``n_estimators`` and ``drift`` (the same object if nothing changed).
+
+        Growing adds empty trees (seeded from ``random_state``); shrinking
+        drops the last trees, which stop voting; switching ``drift`` on adds
+        empty background trees, switching it off drops them.
+        """
+        n_voting, paired = self.n_estimators, self.drift == "adwin"
+        if n_voting == forest.dstate.shape[0] and paired == forest.paired:
+            return forest
+        n_old_phys = forest.nodes.shape[0]
+        n_phys = n_voting * (2 if paired else 1)
+        seeds = draw_seeds(check_random_state(self.random_state), n_old_phys + n_phys)[n_old_phys:]
+        return forest.resized(n_voting, paired, seeds)
+
     def _partial_fit(self, X, y, classes):
         first = not hasattr(self, "forest_")
-        if first:
-            self._validate_params()
+        changed = self._check_params(first)
         X, y = self._check_batch(X, y, first)
         yk, yr, n_values = self._encode(y, classes, first)
         # everything below only runs once the batch is known to be valid
         crit = _CRITERIA[self.criterion]
         n_split = int(self.min_samples_split)
+        drift = _DRIFT[self.drift]
         n = X.shape[0]
         if first:
-            seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
+            rs = check_random_state(self.random_state)
+            seeds = draw_seeds(rs, self.n_estimators)
+            if drift == DRIFT_ADWIN:  # background trees: drawn after the voting trees', which stay those of drift=None
+                seeds = np.concatenate((seeds, draw_seeds(rs, self.n_estimators)))
             n_stats = 3 if crit == VARIANCE else n_values
-            forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds)
+            forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds, n_voting=self.n_estimators)
             in_place = False
         else:
-            forest = self.forest_
+            forest = self._apply_params(self.forest_) if changed is not None else self.forest_
             # The most splits the batch can cause in one tree: each row's first use may split the (old) leaf it
             # reaches, every further split needs n_split + 1 uses of leaves created in this batch, and a row is
             # used at most MAX_REPS times; plus the headroom _train_rows asks for before a row.
@@ -200,26 +320,35 @@ class BaseOnlineForest(BaseEstimator):
             splits = min(n, old_leaves) + (MAX_REPS * n) // (n_split + 1) + 1 + (MAX_REPS - 1) // (n_split + 1)
             node_cap, slot_cap = forest.node_capacity, forest.slot_capacity
             grow_nodes, grow_slots = most_nodes + 2 * splits > node_cap, old_leaves + splits > slot_cap
-            in_place = not (grow_nodes or grow_slots)
-            if not in_place:  # learn on a grown copy and swap it in at the end
+            in_place = forest is self.forest_ and not (grow_nodes or grow_slots)
+            if grow_nodes or grow_slots:  # learn on a grown copy and swap it in at the end
                 forest = forest.grown(2 * node_cap if grow_nodes else 0, 2 * slot_cap if grow_slots else 0)
         max_depth = _UNBOUNDED if self.max_depth is None else int(self.max_depth)
         max_nodes = _UNBOUNDED if self.max_nodes is None else int(self.max_nodes)
-        n_trees = self.n_estimators
+        n_units = forest.dstate.shape[0] if drift else forest.nodes.shape[0]  # tree pairs, or trees
+        n_work = n * forest.nodes.shape[0]
         # a thread costs tens of microseconds to wake: small batches are learned in the calling thread
-        n_threads = 1 if n * n_trees < _MIN_THREAD_WORK else effective_n_jobs(self.n_jobs)
-        next_row = np.zeros(n_trees, np.int64)
+        n_threads = 1 if n_work < _MIN_THREAD_WORK else effective_n_jobs(self.n_jobs)
+        next_row = np.zeros(n_units, np.int64)
         while True:
             # In place, this is the batch's only change to the model, and the capacity check above guarantees
             # that it completes: with one thread a single compiled call that no interrupt can split, with
             # several a set of blocks that all learn or all return untouched (_train_on_threads).
-            args = (X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
+            head = (X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
                     forest.tfeat, forest.tthr, forest.tstats, forest.counts, forest.fmin, forest.fmax, forest.rng,
-                    next_row, crit, float(n_split), float(self.min_gain), max_depth, max_nodes)
-            if n_threads == 1:
-                train_trees(*args, 0, n_trees)
+                    forest.dstate)
+            if drift:
+                args = head + (forest.detect, next_row, crit, float(n_split), float(self.min_gain), max_depth,
+                               max_nodes, drift, float(self.drift_delta), float(self.warning_delta),
+                               int(self.oob_period))
+                kernel, threaded = train_pairs, train_pairs_when_told
             else:
-                _train_on_threads(args, n_trees, n_threads)
+                args = head + (next_row, crit, float(n_split), float(self.min_gain), max_depth, max_nodes)
+                kernel, threaded = train_trees, train_trees_when_told
+            if n_threads == 1:
+                kernel(*args, 0, n_units)
+            else:
+                _train_on_threads(args, n_units, n_threads, threaded)
             if next_row.min() >= n:
                 break
             if in_place:  # the bound above makes this unreachable
@@ -227,6 +356,8 @@ class BaseOnlineForest(BaseEstimator):
             forest = forest.grown(2 * forest.node_capacity, 2 * forest.slot_capacity)
         if not in_place:
             self.forest_ = forest
+        if changed is not None or first:
+            self._params_seen_ = self._params_key()
         return self
 
     def _check_batch(self, X, y, first):
@@ -297,7 +428,8 @@ class BaseOnlineForest(BaseEstimator):
             X = validate_data(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite=True)
         forest = self.forest_
         out = np.zeros((X.shape[0], forest.values.shape[2]))
-        n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen, out)
+        n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
+                                  forest.voters, out)
         if n_trained:
             out /= n_trained
         elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
@@ -306,21 +438,44 @@ class BaseOnlineForest(BaseEstimator):
 
     @property
     def estimators_(self):
-        """The trees as engine :class:`~forestzoo._engine.api.Tree` objects (views of the live arrays)."""
+        """The voting trees as engine :class:`~forestzoo._engine.api.Tree` objects (views of the live arrays)."""
         check_is_fitted(self)
-        return [self.forest_.tree(t, self.n_features_in_) for t in range(self.forest_.counts.shape[0])]
+        return [self.forest_.tree(t, self.n_features_in_) for t in self.forest_.voters]
 
     def get_n_nodes(self):
-        """Number of nodes of every tree."""
+        """Number of nodes of every voting tree."""
         check_is_fitted(self)
-        return self.forest_.counts[:, 0].copy()
+        return self.forest_.counts[self.forest_.voters, 0].copy()
+
+    def _fitted_attr(self, name):
+        if not hasattr(self, "forest_"):
+            raise AttributeError(f"{type(self).__name__} has no attribute {name!r} before it is fitted")
+        return self.forest_.dstate
 
     @property
     def n_samples_seen_(self):
         """Samples learned so far (kept with the trees, so one compiled call updates both)."""
-        if not hasattr(self, "forest_"):
-            raise AttributeError(f"{type(self).__name__} has no attribute 'n_samples_seen_' before it is fitted")
-        return int(self.forest_.counts[0, 2])
+        return int(self._fitted_attr("n_samples_seen_")[0, ROWS])
+
+    @property
+    def n_drifts_(self):
+        """Per voting tree, how many times it was replaced (drifts found, or out-of-bag replacements)."""
+        return self._fitted_attr("n_drifts_")[:, N_DRIFTS].copy()
+
+    @property
+    def n_warnings_(self):
+        """Per voting tree, how many background trees were started (``drift="adwin"``)."""
+        return self._fitted_attr("n_warnings_")[:, N_WARNINGS].copy()
+
+    @property
+    def last_drift_(self):
+        """Per voting tree, the stream position (0-based row) of its last replacement; -1 where none."""
+        return self._fitted_attr("last_drift_")[:, LAST_DRIFT].copy()
+
+    @property
+    def last_drift_position_(self):
+        """The stream position of the forest's latest tree replacement; -1 if none."""
+        return int(self._fitted_attr("last_drift_position_")[:, LAST_DRIFT].max())
 
     def _is_classifier(self):
         return isinstance(self, ClassifierMixin)
@@ -340,9 +495,30 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     it splits; each new leaf starts from the counts of its side and draws
     fresh candidate splits.
 
+    Concept drift (``drift="adwin"``, the default) is handled as adaptive
+    random forests do (Gomes et al. 2017): every voting tree's prequential
+    error (0/1 loss of the tree on each row before it learns it) feeds two
+    ADWIN detectors (Bifet & Gavaldà 2007).  A rise of the error at the
+    warning level ``warning_delta`` starts a background tree that learns
+    beside the voting tree without voting; a rise at the drift level
+    ``drift_delta`` replaces the voting tree by its background tree (or by
+    an empty tree when none was started).  Falls of the error (a tree that
+    learns) raise no alarm.  When no drift is found the voting trees are
+    exactly those of ``drift=None``.  ``drift="oob"`` is Saffari et al.'s
+    temporal knowledge weighting instead: each tree scores the rows its
+    online bagging leaves out, and every ``oob_period`` rows a tree whose
+    out-of-bag error over the period exceeds a uniform random number is
+    replaced by an empty tree.  ``drift=None`` never forgets.
+
     Trees are stored in the engine's node layout and predicted by the
     engine's predictor.  ``partial_fit`` accepts mini-batches of any size
-    (the kernels loop over the batch); a fitted model pickles and resumes.
+    (the kernels loop over the batch, so batching does not change the
+    model, drift handling included); a fitted model pickles and resumes.
+    ``set_params`` between ``partial_fit`` calls is honoured: a larger
+    ``n_estimators`` adds empty trees, a smaller one drops the last trees
+    from the vote, and a new ``drift`` adds or drops the background trees;
+    a different ``n_tests`` is refused (the leaves' candidate splits
+    cannot change).  Every call validates the parameters.
 
     Parameters
     ----------
@@ -362,6 +538,17 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         Leaves at this depth never split.
     max_nodes : int or None, default=None
         Most nodes per tree: bounds memory on endless streams.
+    drift : {"adwin", "oob"} or None, default="adwin"
+        Concept-drift handling (see above); None learns as the lecture's
+        Algorithm 1 alone.  "adwin" keeps a background tree beside each
+        voting tree, so it needs up to twice the memory.
+    drift_delta : float in (0, 1), default=0.001
+        Confidence of the ADWIN detector whose alarm replaces a tree.
+    warning_delta : float in (0, 1), default=0.01
+        Confidence of the ADWIN detector whose alarm starts a background tree.
+    oob_period : int, default=1000
+        ``drift="oob"``: rows between two out-of-bag checks of a tree
+        (Saffari et al.'s ``1 / theta``).
     n_jobs : int or None, default=None
         Threads updating trees in parallel (results do not depend on it).
         Batches below 2,000 rows x trees are learned in the calling thread,
@@ -373,10 +560,19 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     forest_ : OnlineForest
         The growing arrays of the trees.
     estimators_ : list of forestzoo._engine.api.Tree
-        The same trees as engine trees (views).
+        The voting trees as engine trees (views).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     n_samples_seen_ : int
+    n_drifts_ : ndarray of shape (n_estimators,)
+        Per voting tree, the times it was replaced.
+    n_warnings_ : ndarray of shape (n_estimators,)
+        Per voting tree, the background trees started (``drift="adwin"``).
+    last_drift_ : ndarray of shape (n_estimators,)
+        Per voting tree, the stream position (0-based row) of its last
+        replacement, -1 where none.
+    last_drift_position_ : int
+        The latest of ``last_drift_`` (-1: no replacement yet).
 
     See Also
     --------
@@ -387,7 +583,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     A. Saffari, C. Leistner, J. Santner, M. Godec, H. Bischof, "On-line random
     forests", ICCV Workshops 2009.  W. Wang, C. Wang, S. Liu, T. Zhang, X. Cao,
     "Robust target tracking by online random forests and superpixels", IEEE
-    TCSVT 2018.
+    TCSVT 2018.  H. M. Gomes, A. Bifet, J. Read, J. P. Barddal, F. Enembreck,
+    B. Pfahringer, G. Holmes, T. Abdessalem, "Adaptive random forests for
+    evolving data stream classification", Machine Learning 2017.  A. Bifet,
+    R. Gavaldà, "Learning from time-changing data with adaptive windowing",
+    SDM 2007.
 
     Examples
     --------
@@ -408,9 +608,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     _fast_check_params = {"min_samples_split": 5}
 
     def __init__(self, n_estimators=10, *, criterion="entropy", n_tests=100, min_samples_split=20, min_gain=0.0,
-                 max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
+                 max_depth=None, max_nodes=None, drift="adwin", drift_delta=0.001, warning_delta=0.01,
+                 oob_period=1000, n_jobs=None, random_state=None):
         super().__init__(n_estimators, criterion=criterion, n_tests=n_tests, min_samples_split=min_samples_split,
-                         min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, n_jobs=n_jobs,
+                         min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, drift=drift,
+                         drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
     def partial_fit(self, X, y, classes=None):
@@ -468,6 +670,9 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     a candidate split keeps the triplet ``{n, mu, E}`` (count, mean, mean
     squared deviation) updated by Eq. (5) and Eq. (9); the gain is
     ``Delta E = E - n_l / n E_l - n_r / n E_r`` and leaves predict ``mu``.
+    Drift handling is the classifier's, on the trees' absolute prequential
+    errors (``drift="adwin"``) or on the out-of-bag ``min(1, SSE / SST)``
+    over each period (``drift="oob"``).
 
     Parameters
     ----------
@@ -478,12 +683,13 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     min_samples_split : int, default=20
     min_gain : float, default=0.0
         In units of the target's variance.
-    max_depth, max_nodes, n_jobs, random_state
+    max_depth, max_nodes, drift, drift_delta, warning_delta, oob_period, n_jobs, random_state
         As for :class:`OnlineRandomForestClassifier`.
 
     Attributes
     ----------
-    forest_, estimators_, n_features_in_, n_samples_seen_
+    forest_, estimators_, n_features_in_, n_samples_seen_, n_drifts_, n_warnings_, last_drift_, last_drift_position_
+        As for :class:`OnlineRandomForestClassifier`.
 
     See Also
     --------
@@ -512,9 +718,11 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     _fast_check_params = {"min_samples_split": 5}
 
     def __init__(self, n_estimators=10, *, criterion="squared_error", n_tests=100, min_samples_split=20,
-                 min_gain=0.0, max_depth=None, max_nodes=None, n_jobs=None, random_state=None):
+                 min_gain=0.0, max_depth=None, max_nodes=None, drift="adwin", drift_delta=0.001, warning_delta=0.01,
+                 oob_period=1000, n_jobs=None, random_state=None):
         super().__init__(n_estimators, criterion=criterion, n_tests=n_tests, min_samples_split=min_samples_split,
-                         min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, n_jobs=n_jobs,
+                         min_gain=min_gain, max_depth=max_depth, max_nodes=max_nodes, drift=drift,
+                         drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
     def partial_fit(self, X, y):
