@@ -336,31 +336,50 @@ class Runner:
             self.proc = None
 
 
-def run(n, seed, timeout, mem_limit, tmpdir, log=None):
-    """Mutate and check ``n`` files; returns ``(Counter of (kind, outcome), list of failures, memory ratios)``."""
+def run(n, seed, timeout, mem_limit, tmpdir, log=None, workers=1):
+    """Mutate and check ``n`` files; returns ``(Counter of (kind, outcome), list of failures, memory ratios)``.
+
+    Mutant ``i`` is drawn from ``random.Random((seed, i))``: the same mutants whatever ``workers`` is.
+    """
+    import threading
+
     files, _ = base_models()
-    rng = random.Random(seed)
-    runner = Runner(tmpdir, timeout, mem_limit)
-    for name, data in files.items():  # warm up: compiled kernels loaded, every original accepted
-        r = runner.check(data, timeout=600)
-        if r["outcome"] != "ok":
-            raise SystemExit(f"the valid {name} file did not load and predict cleanly: {r}")
-    counts, failures, ratios = Counter(), [], []
     names = sorted(files)
-    try:
-        for i in range(n):
-            name, kind = names[i % len(names)], KINDS[(i // len(names)) % len(KINDS)]
-            data, what = mutate(files[name], kind, rng)
-            r = runner.check(data)
-            counts[(kind, r["outcome"])] += 1
-            if r["outcome"] in ("ok", "refused") and r.get("declared"):
-                ratios.append(r["peak"] / r["declared"])
-            if r["outcome"] not in ("ok", "refused"):
-                failures.append((name, kind, what, r))
-                if log:
-                    print(f"[{i}] {name} {kind}: {what} -> {r}", file=log, flush=True)
-    finally:
-        runner.close()
+    counts, failures, ratios = Counter(), [], []
+    lock = threading.Lock()
+    next_i = iter(range(n))
+
+    def work(k):
+        runner = Runner(tmpdir, timeout, mem_limit)
+        try:
+            for name, data in files.items():  # warm up: compiled kernels loaded, every original accepted
+                r = runner.check(data, timeout=600)
+                if r["outcome"] != "ok":
+                    raise SystemExit(f"the valid {name} file did not load and predict cleanly: {r}")
+            while True:
+                with lock:
+                    i = next(next_i, None)
+                if i is None:
+                    return
+                name, kind = names[i % len(names)], KINDS[(i // len(names)) % len(KINDS)]
+                data, what = mutate(files[name], kind, random.Random(f"{seed}-{i}"))
+                r = runner.check(data)
+                with lock:
+                    counts[(kind, r["outcome"])] += 1
+                    if r["outcome"] in ("ok", "refused") and r.get("declared"):
+                        ratios.append(r["peak"] / r["declared"])
+                    if r["outcome"] not in ("ok", "refused"):
+                        failures.append((name, kind, what, r))
+                        if log:
+                            print(f"[{i}] {name} {kind}: {what} -> {r}", file=log, flush=True)
+        finally:
+            runner.close()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     return counts, failures, ratios
 
 
@@ -370,6 +389,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per mutant before it counts as a hang")
     parser.add_argument("--mem", type=int, default=4 * 2**30, help="address-space limit of the worker, bytes")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -379,11 +399,13 @@ def main():
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        counts, failures, ratios = run(args.n, args.seed, args.timeout, args.mem, tmp, log=sys.stderr)
+        counts, failures, ratios = run(args.n, args.seed, args.timeout, args.mem, tmp, log=sys.stderr,
+                                       workers=args.workers)
     outcomes = Counter()
     for (kind, outcome), c in counts.items():
         outcomes[outcome] += c
-    print(f"mutants: {args.n}  seed: {args.seed}  seconds: {time.perf_counter() - t0:.0f}")
+    print(f"mutants: {args.n}  seed: {args.seed}  workers: {args.workers}  "
+          f"seconds: {time.perf_counter() - t0:.0f}")
     print("outcomes:", dict(sorted(outcomes.items())))
     for kind in KINDS:
         print(f"  {kind:6s}", {o: c for (k, o), c in sorted(counts.items()) if k == kind})

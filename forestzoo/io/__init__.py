@@ -167,6 +167,8 @@ def load(path, *, max_bytes=None):
         raise ModelFormatError("the model file needs more memory than is available to load it.") from None
     except _LOAD_ERRORS as exc:
         raise ModelFormatError(f"model.json is malformed: {type(exc).__name__}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - load's contract: a file that cannot be read is a ModelFormatError
+        raise ModelFormatError(f"the model file cannot be read: {type(exc).__name__}: {exc}") from None
 
 
 def read_header(path):

@@ -21,6 +21,8 @@ A failed check raises :class:`~forestzoo.io.ModelFormatError` naming the
 attribute path and the rule.
 """
 
+import functools
+
 import numpy as np
 
 from .._engine.tree import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
@@ -286,19 +288,45 @@ def check_online(forest, owner, where):
             _fail(f"{where}.parent_of[{t}]", "the root has -1, every other node an earlier row")
 
 
+@functools.lru_cache(maxsize=None)
+def _param_names(cls):
+    return frozenset(cls._get_param_names()) if hasattr(cls, "_get_param_names") else frozenset()
+
+
+def check_params(estimator, where):
+    """The estimator's parameters must pass its own ``_parameter_constraints`` (those ``fit`` checks)."""
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    constraints = getattr(type(estimator), "_parameter_constraints", None)
+    if not constraints:
+        return
+    state = estimator.__dict__
+    names = _param_names(type(estimator))
+    missing = sorted(n for n in names if n not in state)
+    if missing:
+        _fail(where, f"parameter(s) {', '.join(missing)} missing")
+    try:
+        validate_parameter_constraints(constraints, {n: state[n] for n in names},
+                                       caller_name=type(estimator).__name__)
+    except (ValueError, TypeError) as exc:
+        _fail(where, f"invalid parameter: {exc}")
+
+
 def check_side_effect_free(estimator):
     """Parameters that would let a file choose threads, output, caches or paths, reset to their defaults.
 
-    ``n_jobs`` becomes None (one thread), ``verbose`` 0, and ``memory``
+    ``n_jobs`` becomes None (one thread), ``verbose`` 0 (False where it is a
+    boolean), and ``memory``
     (``Pipeline``'s cache directory, or any estimator's) None: a loaded
     model never starts more threads, prints, or reads and writes files
     because its file says so.  Set them again after loading if wanted.
     """
-    names = set(type(estimator)._get_param_names()) if hasattr(type(estimator), "_get_param_names") else set()
+    names = _param_names(type(estimator))
     state = estimator.__dict__
     for name, safe in (("n_jobs", None), ("verbose", 0), ("memory", None)):
         if name in names and name in state:
-            state[name] = safe
+            # a boolean verbose (Pipeline's) stays a boolean
+            state[name] = False if name == "verbose" and isinstance(state[name], (bool, np.bool_)) else safe
 
 
 def validate_model(model, root="model"):
@@ -341,7 +369,32 @@ def validate_model(model, root="model"):
             stack.extend((v, f"{where}.{k}", owner) for k, v in vars(obj).items())
     for est, where in owners:  # every tree is valid by now: its shape properties may be read
         check_tree_owner(est, where)
+    if isinstance(model, BaseEstimator):
+        _check_param_tree(model, root, set())
     return model
+
+
+def _check_param_tree(est, where, seen):
+    """:func:`check_params` on ``est`` and the estimators among its parameters (pipeline steps, ...).
+
+    Estimators a fitted model builds for itself (a forest's trees) are not
+    parameters of the user's and are not checked: their parameters are
+    whatever the fit gave them, and prediction does not read them.
+    """
+    from sklearn.base import BaseEstimator
+
+    if id(est) in seen:
+        return
+    seen.add(id(est))
+    check_params(est, where)
+    for name in sorted(_param_names(type(est))):
+        value = est.__dict__.get(name)
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for i, item in enumerate(items):
+            parts = item if isinstance(item, tuple) else (item,)
+            for part in parts:
+                if isinstance(part, BaseEstimator):
+                    _check_param_tree(part, f"{where}.{name}[{i}]" if items is value else f"{where}.{name}", seen)
 
 
 def _decision_tree_types():
