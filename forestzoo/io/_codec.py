@@ -235,6 +235,7 @@ class Decoder:
     def __init__(self, arrays):
         self.arrays = arrays
         self._objs = {}
+        self._used = set()
 
     def _register(self, node, obj):
         n = node["id"]
@@ -320,8 +321,11 @@ class Decoder:
     def _array(self, node):
         try:
             a = self.arrays[node["m"]]
-        except KeyError:
+        except (KeyError, TypeError):
             raise ValueError(f"array member {node.get('m')!r} is missing") from None
+        if node["m"] in self._used:  # save writes each array once; a second use would alias two attributes
+            raise ValueError(f"array member {node['m']!r} is used twice")
+        self._used.add(node["m"])
         if "dtype" in node:
             dt = structured_dtype(node["dtype"])
             if a.dtype.fields is None or a.dtype.itemsize != dt.itemsize or a.dtype.names != dt.names:

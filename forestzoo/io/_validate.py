@@ -363,6 +363,9 @@ def validate_model(model, root="model"):
             stack.extend((v, f"{where}[{i}]", owner) for i, v in enumerate(obj))
         elif hasattr(obj, "__dict__"):
             if isinstance(obj, BaseEstimator):
+                missing = sorted(n for n in _param_names(type(obj)) if n not in obj.__dict__)
+                if missing:
+                    _fail(where, f"parameter(s) {', '.join(missing)} missing")
                 check_side_effect_free(obj)
                 owners.append((obj, where))
                 owner = obj
@@ -422,6 +425,28 @@ def _n_features_in(est, where):
     return d
 
 
+def check_classes(est, where):
+    """A fitted classifier's ``classes_``: sorted, distinct class labels (what ``fit`` stores), as many as
+    ``n_classes_`` says."""
+    from sklearn.utils.multiclass import type_of_target
+
+    classes = est.__dict__["classes_"]
+    if not isinstance(classes, np.ndarray):
+        return  # multi-output label lists are not forestzoo's; other layouts are the family's own
+    if classes.ndim != 1 or classes.shape[0] < 1:
+        _fail(f"{where}.classes_", f"must be a 1-D array of at least one label, got shape {classes.shape}")
+    try:
+        ordered = np.array_equal(np.unique(classes), classes)
+        kind = type_of_target(classes)
+    except (TypeError, ValueError):
+        ordered, kind = False, None
+    if not ordered or kind not in ("binary", "multiclass"):
+        _fail(f"{where}.classes_", "must hold sorted, distinct class labels")
+    k = est.__dict__.get("n_classes_")
+    if _is_int(k) and k != classes.shape[0]:
+        _fail(f"{where}.classes_", f"must hold n_classes_={k} labels, got {classes.shape[0]}")
+
+
 def check_tree_owner(est, where):
     """A decision tree's ``tree_`` reads the columns it validates: feature count and value columns agree.
 
@@ -446,11 +471,15 @@ def check_tree_owner(est, where):
         if is_classifier(est):
             stored = tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
             check_proportions(stored, f"{where}.tree_.values")
+    if is_classifier(est) and "classes_" in est.__dict__:
+        check_classes(est, where)
     members = est.__dict__.get("estimators_")
     if isinstance(members, np.ndarray) and members.dtype == object:
         members = list(members.flat)
     if not isinstance(members, list) or not members or not all(type(m) in tree_types for m in members):
         return
+    if not all(isinstance(m.__dict__.get("tree_"), Tree) for m in members):
+        _fail(f"{where}.estimators_", "every fitted member has a tree_")
     widths = {m.tree_.n_values for m in members if isinstance(m.__dict__.get("tree_"), Tree)}
     if len(widths) > 1:
         _fail(f"{where}.estimators_", f"every tree must have the same value columns, got {sorted(widths)}")
