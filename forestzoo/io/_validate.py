@@ -29,6 +29,13 @@ from .._engine.tree import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree,
 from ._container import ModelFormatError
 
 
+def isinstance_classifier(est):
+    """``sklearn.base.is_classifier`` without building the estimator's tags (a cost per tree on load)."""
+    from sklearn.base import ClassifierMixin
+
+    return isinstance(est, ClassifierMixin)
+
+
 def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
@@ -370,8 +377,9 @@ def validate_model(model, root="model"):
                 owners.append((obj, where))
                 owner = obj
             stack.extend((v, f"{where}.{k}", owner) for k, v in vars(obj).items())
+    checked = set()
     for est, where in owners:  # every tree is valid by now: its shape properties may be read
-        check_tree_owner(est, where)
+        check_tree_owner(est, where, checked)
     if isinstance(model, BaseEstimator):
         _check_param_tree(model, root, set())
     return model
@@ -408,9 +416,7 @@ def _decision_tree_types():
 
 def _expected_values(est, where):
     """Columns of a tree's value table under ``est``: ``n_classes_`` for a classifier, 1 for a regressor."""
-    from sklearn.base import is_classifier
-
-    if not is_classifier(est):
+    if not isinstance_classifier(est):
         return 1
     k = est.__dict__.get("n_classes_")
     if not _is_int(k) or k < 1:
@@ -425,14 +431,20 @@ def _n_features_in(est, where):
     return d
 
 
-def check_classes(est, where):
+def check_classes(est, where, checked):
     """A fitted classifier's ``classes_``: sorted, distinct class labels (what ``fit`` stores), as many as
-    ``n_classes_`` says."""
+    ``n_classes_`` says.  ``checked``: ids of label arrays already checked (a forest's trees share one)."""
     from sklearn.utils.multiclass import type_of_target
 
     classes = est.__dict__["classes_"]
     if not isinstance(classes, np.ndarray):
         return  # multi-output label lists are not forestzoo's; other layouts are the family's own
+    k = est.__dict__.get("n_classes_")
+    if _is_int(k) and k != classes.shape[0]:
+        _fail(f"{where}.classes_", f"must hold n_classes_={k} labels, got {classes.shape[0]}")
+    if id(classes) in checked:
+        return
+    checked.add(id(classes))
     if classes.ndim != 1 or classes.shape[0] < 1:
         _fail(f"{where}.classes_", f"must be a 1-D array of at least one label, got shape {classes.shape}")
     try:
@@ -442,12 +454,9 @@ def check_classes(est, where):
         ordered, kind = False, None
     if not ordered or kind not in ("binary", "multiclass"):
         _fail(f"{where}.classes_", "must hold sorted, distinct class labels")
-    k = est.__dict__.get("n_classes_")
-    if _is_int(k) and k != classes.shape[0]:
-        _fail(f"{where}.classes_", f"must hold n_classes_={k} labels, got {classes.shape[0]}")
 
 
-def check_tree_owner(est, where):
+def check_tree_owner(est, where, checked):
     """A decision tree's ``tree_`` reads the columns it validates: feature count and value columns agree.
 
     For a :class:`DecisionTreeClassifier` / :class:`DecisionTreeRegressor`,
@@ -458,8 +467,6 @@ def check_tree_owner(est, where):
     ``n_classes_`` for a classifier with classifier members), since their
     predictions are added into one array.
     """
-    from sklearn.base import is_classifier
-
     tree_types = _decision_tree_types()
     tree = est.__dict__.get("tree_")
     if type(est) in tree_types and isinstance(tree, Tree):
@@ -468,11 +475,11 @@ def check_tree_owner(est, where):
         if tree.n_values != _expected_values(est, where):
             _fail(f"{where}.tree_.values", f"must have {_expected_values(est, where)} column(s) (n_classes_ "
                                            f"or 1), got {tree.n_values}")
-        if is_classifier(est):
+        if isinstance_classifier(est):
             stored = tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
             check_proportions(stored, f"{where}.tree_.values")
-    if is_classifier(est) and "classes_" in est.__dict__:
-        check_classes(est, where)
+    if isinstance_classifier(est) and "classes_" in est.__dict__:
+        check_classes(est, where, checked)
     members = est.__dict__.get("estimators_")
     if isinstance(members, np.ndarray) and members.dtype == object:
         members = list(members.flat)
@@ -487,7 +494,7 @@ def check_tree_owner(est, where):
         d = _n_features_in(est, where)
         if any(m.__dict__.get("n_features_in_") != d for m in members):
             _fail(f"{where}.estimators_", f"every member must have n_features_in_={d}")
-    if is_classifier(est) and all(is_classifier(m) for m in members) and "n_classes_" in est.__dict__:
+    if isinstance_classifier(est) and all(map(isinstance_classifier, members)) and "n_classes_" in est.__dict__:
         k = _expected_values(est, where)
         if widths and widths != {k}:
             _fail(f"{where}.estimators_", f"every tree must have n_classes_={k} value columns")
