@@ -26,6 +26,7 @@ from forestzoo.io import ModelFormatError, load, save
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import io_mutations as mut  # noqa: E402
+from test_io import _walk  # noqa: E402
 
 RNG = np.random.RandomState(0)
 X = RNG.normal(size=(60, 4))
@@ -81,16 +82,6 @@ def tree_states(graph):
         if node.get("t") == "object" and node["class"].startswith("forestzoo._engine.tree:"):
             state = node["state"]
             yield node["class"].split(":")[1], dict(zip(state["k"], state["v"])), state
-
-
-def _walk(node):
-    if isinstance(node, dict):
-        yield node
-        for v in node.values():
-            yield from _walk(v)
-    elif isinstance(node, list):
-        for v in node:
-            yield from _walk(v)
 
 
 def first_tree_member(data, attribute, cls="Tree"):

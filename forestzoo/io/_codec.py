@@ -18,6 +18,10 @@ strings are themselves):
 ``scalar``     numpy scalar: ``{"t": "scalar", "dtype": str, "v": node}``
 ``dtype``      plain numpy dtype: ``{"t": "dtype", "v": str}``
 ``random``     ``RandomState``/``Generator``: its bit generator name and state
+``type``       a numpy scalar type (an estimator's ``dtype=np.float64``) by name
+``function``   an allow-listed function (``SelectKBest``'s score functions) by
+               ``"module:name"``; any other function is refused
+``slice``      ``{"t": "slice", "v": [start, stop, step]}`` (integers or null)
 ``object``     ``{"t": "object", "id": n, "class": "module:qualname",
                "state": node}``; the class must be allowed (:mod:`._allow`)
 ``ref``        ``{"t": "ref", "id": n}``: the same object again (shared arrays,
@@ -25,6 +29,12 @@ strings are themselves):
 =============  =================================================================
 
 Lists carry an id too: a list node is ``{"t": "list", "id": n, "v": [...]}``.
+
+Decoding is bounded: the graph may nest at most :data:`MAX_DEPTH` levels, an
+object array's shape must match its item count before it is allocated, an
+array member may back one array node only, and a structured array must have
+one of the library's own layouts (:data:`~forestzoo._engine.tree.NODE_DTYPE`
+and the like), in either byte order (converted to the machine's).
 """
 
 import base64
