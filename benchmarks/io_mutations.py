@@ -383,6 +383,36 @@ def run(n, seed, timeout, mem_limit, tmpdir, log=None, workers=1):
     return counts, failures, ratios
 
 
+def measure_load(repeats=9):
+    """Median and minimum ``load`` time and peak traced memory over array bytes of a 100-tree forest."""
+    import tracemalloc
+
+    from forestzoo import RandomForestClassifier
+    from forestzoo.io import load, save
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(5000, 20))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int) + (X[:, 2] > 0.5)
+    forest = RandomForestClassifier(n_estimators=100, random_state=0).fit(X, y)
+    buf = io.BytesIO()
+    save(forest, buf)
+    data = buf.getvalue()
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        declared = sum(i.file_size for i in zf.infolist() if i.filename.startswith("arrays/"))
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        load(io.BytesIO(data))
+        times.append(time.perf_counter() - t)
+    tracemalloc.start()
+    load(io.BytesIO(data))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    print(f"100-tree forest: {sum(e.tree_.node_count for e in forest.estimators_)} nodes, file {len(data)} bytes, "
+          f"arrays {declared} bytes; load median {1000 * float(np.median(times)):.0f} ms (min "
+          f"{1000 * min(times):.0f}); peak traced {peak} bytes = {peak / declared:.2f} x arrays")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1000, help="mutants to check")
@@ -390,10 +420,14 @@ def main():
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per mutant before it counts as a hang")
     parser.add_argument("--mem", type=int, default=4 * 2**30, help="address-space limit of the worker, bytes")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--measure-load", action="store_true", help="time load of a 100-tree forest and exit")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.mem)
+        return
+    if args.measure_load:
+        measure_load()
         return
     import tempfile
 

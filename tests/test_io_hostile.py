@@ -9,7 +9,6 @@ mutations of each kind (``benchmarks/io_mutations.py`` runs thousands) must each
 or be refused.
 """
 
-import copy
 import io
 import json
 import random
