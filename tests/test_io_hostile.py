@@ -124,6 +124,7 @@ NODE_EDITS = {
     "negative feature": lambda n: n["feature"].__setitem__(internal_row(n), -3),
     "oblique row out of range": lambda n: n["oblique"].__setitem__(internal_row(n), 5),
     "NaN threshold": lambda n: n["threshold"].__setitem__(internal_row(n), np.nan),
+    "-inf threshold": lambda n: n["threshold"].__setitem__(internal_row(n), -np.inf),
     "missing_left not 0/1": lambda n: n["missing_left"].__setitem__(internal_row(n), 7),
 }
 
@@ -172,6 +173,21 @@ def test_value_table_rules(runner, files, shape_edit):
     new = {"short": values[:-1], "one-d": values[:, 0].copy(), "complex": values.astype(np.complex128),
            "seven columns": np.zeros((values.shape[0], 7)), "int": values.astype(np.int64)}[shape_edit]
     refused(runner, put_array(members, name, new, header), "value")
+
+
+def test_values_from_missing_split_with_infinite_threshold_loads(files):
+    """The splitters' split of values from NaN has threshold +inf; it is valid in both table kinds."""
+    X_nan = X.copy()
+    X_nan[::3, 0] = np.nan
+    model = forestzoo.RandomForestClassifier(n_estimators=2, random_state=0).fit(X_nan, Y)
+    for est in model.estimators_:
+        internal = np.flatnonzero(est.tree_.nodes["left"] != -1)
+        est.tree_.nodes["threshold"][internal[0]] = np.inf
+        est.tree_.invalidate()
+    expected = model.predict_proba(X_nan)
+    assert_array_equal(load(io.BytesIO(saved(model))).predict_proba(X_nan), expected)
+    model._keep_prediction_only()
+    assert_array_equal(load(io.BytesIO(saved(model))).predict_proba(X_nan), expected)
 
 
 def test_injected_compact_table_is_rebuilt_not_trusted(runner, files):

@@ -64,6 +64,15 @@ def _n_features(tree, where):
     return n
 
 
+_THRESHOLD_RULE = ("a split's threshold must be finite, or +inf for the split of values from missing values "
+                   "(NaN goes the way missing_left says)")
+
+
+def _thresholds_ok(t):
+    """Finite, or +inf: the splitters' split of every value (left) from NaN (missing_left's side)."""
+    return bool(np.all(np.isfinite(t) | (t == np.inf)))
+
+
 def check_links(left, right, where):
     """Child links of a node table: leaf markers paired, children in range and after their parent, each node
     (but the root) the child of exactly one node.
@@ -103,8 +112,8 @@ def check_nodes(nodes, where, n_features, n_oblique):
     feat = nodes["feature"][internal][axis]
     if feat.size and (feat.min() < 0 or feat.max() >= n_features):
         _fail(f"{where}['feature']", f"an axis-aligned split's feature must lie in [0, n_features={n_features})")
-    if not np.all(np.isfinite(nodes["threshold"][internal])):
-        _fail(f"{where}['threshold']", "a split's threshold must be finite (NaN inputs follow missing_left)")
+    if not _thresholds_ok(nodes["threshold"][internal]):
+        _fail(f"{where}['threshold']", _THRESHOLD_RULE)
     if np.any(nodes["missing_left"] > 1):
         _fail(f"{where}['missing_left']", "must be 0 or 1")
     depth = nodes["depth"]
@@ -161,8 +170,8 @@ def check_compact(cnodes, where, n_features):
     feat = c[internal, 0]
     if feat.size and (feat.min() < 0 or feat.max() >= n_features):
         _fail(where, f"a split's feature must lie in [0, n_features={n_features})")
-    if not np.all(np.isfinite(thr[internal])):
-        _fail(where, "a split's threshold must be finite")
+    if not _thresholds_ok(thr[internal]):
+        _fail(where, _THRESHOLD_RULE)
     return internal
 
 
