@@ -47,6 +47,21 @@ _ACCEPTED_X = (
 )
 
 
+def interrupted(exc):
+    """True for a ``SystemError`` that stands for a Ctrl-C.
+
+    A signal that arrives while a compiled kernel runs in the calling thread
+    is raised when the kernel returns, inside Numba's dispatcher, which then
+    reports a ``SystemError`` ("returned a result with an exception set")
+    with the ``KeyboardInterrupt`` in its chain of causes.
+    """
+    seen = 0
+    while isinstance(exc, SystemError) and seen < 16:
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return seen > 0 and isinstance(exc, KeyboardInterrupt)
+
+
 @contextmanager
 def keep_state_on_error(estimator):
     """Restore the estimator's attributes if the block raises.
@@ -54,16 +69,19 @@ def keep_state_on_error(estimator):
     ``validate_data`` records ``n_features_in_`` / ``feature_names_in_``
     before the rest of ``fit`` has checked the data; a failing ``fit`` must
     leave a previously fitted model exactly as it was.  ``BaseException``
-    is caught, so a ``KeyboardInterrupt`` restores the attributes too.  The
+    is caught, so a ``KeyboardInterrupt`` restores the attributes too (and
+    surfaces as one, also where Numba reports it as a ``SystemError``).  The
     restore is shallow: code inside the block must build new objects and
     assign them at the end rather than edit fitted arrays in place.
     """
     saved = dict(estimator.__dict__)
     try:
         yield
-    except BaseException:
+    except BaseException as exc:
         estimator.__dict__.clear()
         estimator.__dict__.update(saved)
+        if interrupted(exc):
+            raise KeyboardInterrupt from exc
         raise
 
 
@@ -315,3 +333,40 @@ def check_predict_data(estimator, X, accept_sparse=False):
         estimator, X, dtype=np.float32, order="C", ensure_all_finite="allow-nan", reset=False,
         accept_sparse="csr" if accept_sparse else False,
     )
+
+
+def apply_class_weight(sample_weight, class_weight, y):
+    """``sample_weight`` times the per-sample weights of ``class_weight``, refused like ``sample_weight`` itself.
+
+    A class weight that is negative, NaN or infinite, or that brings the total
+    weight outside the range the split criteria can square without overflow,
+    raises a ``ValueError`` naming ``class_weight``.
+    """
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    per_sample = compute_sample_weight(class_weight, y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not np.all(np.isfinite(per_sample)):
+            raise ValueError(f"class_weight contains NaN or infinity: {class_weight!r}; class weights must be finite.")
+        if np.any(per_sample < 0):
+            raise ValueError(f"class_weight contains negative values: {class_weight!r}; class weights must be "
+                             "non-negative.")
+        out = sample_weight * per_sample
+        total = out.sum()
+        if not total > 0:
+            raise ValueError("class_weight gives every sample a zero weight: at least one sample must have a "
+                             "positive weight.")
+        if not _MIN_TOTAL_WEIGHT <= total <= _MAX_TOTAL_WEIGHT:
+            raise ValueError(
+                f"class_weight and sample_weight give a total weight of {total:.3g}: split criteria square sums "
+                f"of weights, which overflow or underflow float64 outside [{_MIN_TOTAL_WEIGHT:g}, "
+                f"{_MAX_TOTAL_WEIGHT:g}]; rescale the class weights."
+            )
+    return out
+
+
+def check_warm_start_features(estimator, n_previous, X):
+    """scikit-learn's refusal of a ``warm_start`` continuation on data with another number of features."""
+    if X.shape[1] != n_previous:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting {n_previous} "
+                         "features as input.")

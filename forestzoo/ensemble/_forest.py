@@ -18,7 +18,6 @@ from scipy.sparse import issparse
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
@@ -30,7 +29,7 @@ from .._engine.api import (
     apply_compact, dense_row_blocks, draw_seeds, grow, prepare_data,
 )
 from .._parallel import Parallel
-from .._validation import check_fit_data, check_predict_data
+from .._validation import apply_class_weight, check_fit_data, check_predict_data, check_warm_start_features
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
 _TREE_PARAMS = (
@@ -140,9 +139,11 @@ class BaseForest(EngineEstimator):
         class_weight = getattr(self, "class_weight", None)
         balanced_subsample = class_weight == "balanced_subsample"
         if class_weight is not None and not balanced_subsample:
-            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
+            sample_weight = apply_class_weight(sample_weight, class_weight, y)
 
         old = list(getattr(self, "estimators_", [])) if self.warm_start else []
+        if old:
+            check_warm_start_features(self, old[0].n_features_in_, X)
         if self.warm_start and old and classes is not None and not np.array_equal(classes, self.classes_):
             raise ValueError("warm_start=True needs the same classes as the previous fit.")
         if self.n_estimators < len(old):

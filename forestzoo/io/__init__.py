@@ -50,14 +50,19 @@ Examples
 True
 """
 
+import struct
+import zipfile
+import zlib
+
 from sklearn.base import BaseEstimator
 
 from ._allow import SKLEARN_TYPES, UntrustedTypeError, class_key, is_allowed
 from ._codec import Decoder, Encoder
-from ._container import FORMAT_NAME, FORMAT_VERSION, ModelFormatError, read_archive, save_to
+from ._container import DEFAULT_MAX_BYTES, FORMAT_NAME, FORMAT_VERSION, ModelFormatError, read_archive, save_to
+from ._validate import validate_model
 
 __all__ = ["save", "load", "read_header", "FORMAT_NAME", "FORMAT_VERSION", "ModelFormatError",
-           "UntrustedTypeError", "SKLEARN_TYPES"]
+           "UntrustedTypeError", "UntrustedModelError", "SKLEARN_TYPES", "DEFAULT_MAX_BYTES"]
 
 
 def save(model, path, *, compress=False):
@@ -89,12 +94,43 @@ def save(model, path, *, compress=False):
     save_to(path, graph, encoder.arrays, class_key(type(model)), compress)
 
 
-def load(path):
-    """Read a model written by :func:`save`.
+class UntrustedModelError(ModelFormatError, UntrustedTypeError):
+    """A file names a class or function outside the allow-list: both a :class:`ModelFormatError` and an
+    :class:`UntrustedTypeError`."""
+
+
+#: Exceptions of the container, the JSON parser, numpy or an allow-listed ``__setstate__`` that a damaged or
+#: hostile file can provoke; :func:`load` reports each as a :class:`ModelFormatError`.
+_LOAD_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, MemoryError,
+                RecursionError, RuntimeError, NotImplementedError, EOFError, OSError, UnicodeError, zlib.error,
+                struct.error, zipfile.BadZipFile)
+
+
+def load(path, *, max_bytes=None):
+    """Read a model written by :func:`save`, checked before any compiled code sees it.
+
+    Besides the container's checks (sizes, SHA-256 checksums, the
+    allow-list), every array that compiled code indexes is checked against
+    the model's structure (:mod:`forestzoo.io._validate`): node tables
+    (exact dtype, child links in range and acyclic, every node reachable
+    from the root exactly once, features in range, finite thresholds), value
+    tables, oblique side arrays and online forests' slots and counters;
+    compact prediction tables are rebuilt, not read.  Parameters that would
+    let the file choose side effects are reset: ``n_jobs`` to None,
+    ``verbose`` to 0 and ``memory`` (e.g. ``Pipeline``'s cache directory) to
+    None, on every estimator in the file; set them again after loading if
+    wanted.
 
     Parameters
     ----------
     path : str, path-like or readable binary file
+    max_bytes : int, optional
+        Cap on the uncompressed bytes of the file's members, each and in
+        all (default :data:`~forestzoo.io._container.DEFAULT_MAX_BYTES`,
+        4 GiB).  A member is also refused when it declares more bytes than
+        its stored size allows.  Loading holds each member once (arrays are
+        views of the bytes read), so its memory stays near the members'
+        total.
 
     Returns
     -------
@@ -104,23 +140,35 @@ def load(path):
     ------
     ModelFormatError
         Not a forestzoo model file; truncated or corrupted; a member modified,
-        missing or added (checksum or size mismatch); written by a newer major
-        format version.
-    UntrustedTypeError
-        The file names a class outside the allow-list.
+        missing or added (checksum or size mismatch); above ``max_bytes``;
+        written by a newer major format version; an array that breaks its
+        rule (the message names the attribute and the rule); any other
+        failure to parse the file.
+    UntrustedModelError
+        The file names a class or function outside the allow-list (a
+        :class:`ModelFormatError` and an :class:`UntrustedTypeError`).
     """
-    header, graph, arrays = read_archive(path)
-    if not isinstance(graph, dict) or graph.get("t") != "object" or graph.get("class") != header.get("root_class"):
-        raise ModelFormatError("model.json does not describe the estimator the header announces.")
     try:
-        model = Decoder(arrays).decode(graph)
-    except UntrustedTypeError:
+        header, graph, arrays = read_archive(path, max_bytes=max_bytes)
+        if not isinstance(graph, dict) or graph.get("t") != "object" or graph.get("class") != header.get("root_class"):
+            raise ModelFormatError("model.json does not describe the estimator the header announces.")
+        try:
+            model = Decoder(arrays).decode(graph)
+        except UntrustedTypeError as exc:
+            raise UntrustedModelError(str(exc)) from None
+        if not isinstance(model, BaseEstimator):
+            raise ModelFormatError(f"the file holds a {type(model).__qualname__}, not an estimator.")
+        return validate_model(model, type(model).__name__)
+    except (ModelFormatError, FileNotFoundError, IsADirectoryError, PermissionError):
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except RecursionError:
+        raise ModelFormatError("model.json is nested too deeply.") from None
+    except MemoryError:
+        raise ModelFormatError("the model file needs more memory than is available to load it.") from None
+    except _LOAD_ERRORS as exc:
         raise ModelFormatError(f"model.json is malformed: {type(exc).__name__}: {exc}") from None
-    if not isinstance(model, BaseEstimator):
-        raise ModelFormatError(f"the file holds a {type(model).__qualname__}, not an estimator.")
-    return model
+    except Exception as exc:  # noqa: BLE001 - load's contract: a file that cannot be read is a ModelFormatError
+        raise ModelFormatError(f"the model file cannot be read: {type(exc).__name__}: {exc}") from None
 
 
 def read_header(path):

@@ -14,7 +14,12 @@ calls anything the file chooses beyond these rules:
   denoising forests' ``MLPRegressor`` autoencoders and their Adam / SGD
   optimisers, ``FrozenEstimator`` (transfer sources), and a few plain
   containers users wrap models in (``Pipeline``, ``StandardScaler``,
-  label encoders, ``KFold`` splitters).
+  label encoders, ``KFold`` splitters), and the preprocessing users put in
+  pipelines before a forest: ``SimpleImputer``, ``StandardScaler``,
+  ``MinMaxScaler``, ``OneHotEncoder``, ``OrdinalEncoder``,
+  ``ColumnTransformer``, ``FeatureUnion``, ``PCA`` and ``SelectKBest``
+  (with the built-in score functions of :data:`SKLEARN_FUNCTIONS` only:
+  a function is stored by name and looked up in that list on load).
 * **numpy values** are not classes of the file: arrays, scalars, dtypes,
   ``RandomState`` and ``Generator`` states have their own node kinds in the
   codec (see :mod:`forestzoo.io._codec`).
@@ -38,11 +43,30 @@ SKLEARN_TYPES = (
     ("sklearn.neural_network._stochastic_optimizers", "SGDOptimizer"),
     ("sklearn.frozen", "FrozenEstimator"),
     ("sklearn.pipeline", "Pipeline"),
+    ("sklearn.pipeline", "FeatureUnion"),
+    ("sklearn.compose", "ColumnTransformer"),
+    ("sklearn.impute", "SimpleImputer"),
     ("sklearn.preprocessing", "StandardScaler"),
+    ("sklearn.preprocessing", "MinMaxScaler"),
+    ("sklearn.preprocessing", "OneHotEncoder"),
+    ("sklearn.preprocessing", "OrdinalEncoder"),
+    ("sklearn.decomposition", "PCA"),
+    ("sklearn.feature_selection", "SelectKBest"),
     ("sklearn.preprocessing", "LabelEncoder"),
     ("sklearn.preprocessing", "LabelBinarizer"),
     ("sklearn.model_selection", "KFold"),
     ("sklearn.model_selection", "StratifiedKFold"),
+)
+
+
+#: Functions a model file may name (``SelectKBest``'s built-in score functions), as (public module, name).
+SKLEARN_FUNCTIONS = (
+    ("sklearn.feature_selection", "f_classif"),
+    ("sklearn.feature_selection", "f_regression"),
+    ("sklearn.feature_selection", "r_regression"),
+    ("sklearn.feature_selection", "chi2"),
+    ("sklearn.feature_selection", "mutual_info_classif"),
+    ("sklearn.feature_selection", "mutual_info_regression"),
 )
 
 
@@ -94,6 +118,35 @@ def is_allowed(cls):
         return getattr(import_module(module), qualname) is cls
     except ImportError:
         return False
+
+
+def _functions():
+    out = {}
+    for module, name in SKLEARN_FUNCTIONS:
+        try:
+            out[f"{module}:{name}"] = getattr(import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+    return out
+
+
+def function_key(obj):
+    """``"module:name"`` of an allow-listed function (:data:`SKLEARN_FUNCTIONS`), else None."""
+    if not callable(obj) or isinstance(obj, type):
+        return None
+    for key, fn in _functions().items():
+        if fn is obj:
+            return key
+    return None
+
+
+def resolve_function(key):
+    """The allow-listed function a model file names; :class:`UntrustedTypeError` for any other name."""
+    fn = _functions().get(key) if isinstance(key, str) else None
+    if fn is None:
+        raise UntrustedTypeError(f"The model file names the function {key!r}, which is not in forestzoo.io's "
+                                 "allow-list (SelectKBest's built-in score functions); refusing to load it.")
+    return fn
 
 
 def resolve(key):

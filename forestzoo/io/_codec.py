@@ -18,6 +18,10 @@ strings are themselves):
 ``scalar``     numpy scalar: ``{"t": "scalar", "dtype": str, "v": node}``
 ``dtype``      plain numpy dtype: ``{"t": "dtype", "v": str}``
 ``random``     ``RandomState``/``Generator``: its bit generator name and state
+``type``       a numpy scalar type (an estimator's ``dtype=np.float64``) by name
+``function``   an allow-listed function (``SelectKBest``'s score functions) by
+               ``"module:name"``; any other function is refused
+``slice``      ``{"t": "slice", "v": [start, stop, step]}`` (integers or null)
 ``object``     ``{"t": "object", "id": n, "class": "module:qualname",
                "state": node}``; the class must be allowed (:mod:`._allow`)
 ``ref``        ``{"t": "ref", "id": n}``: the same object again (shared arrays,
@@ -25,6 +29,12 @@ strings are themselves):
 =============  =================================================================
 
 Lists carry an id too: a list node is ``{"t": "list", "id": n, "v": [...]}``.
+
+Decoding is bounded: the graph may nest at most :data:`MAX_DEPTH` levels, an
+object array's shape must match its item count before it is allocated, an
+array member may back one array node only, and a structured array must have
+one of the library's own layouts (:data:`~forestzoo._engine.tree.NODE_DTYPE`
+and the like), in either byte order (converted to the machine's).
 """
 
 import base64
@@ -32,11 +42,36 @@ import math
 
 import numpy as np
 
-from ._allow import UntrustedTypeError, class_key, is_allowed, resolve
+from ._allow import UntrustedTypeError, class_key, function_key, is_allowed, resolve, resolve_function
 
 _FLOAT_NAMES = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 _BIT_GENERATORS = ("MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64")
 _SCALAR_KINDS = "biufcUS"
+#: Deepest nesting of the object graph a file may hold (a fitted model nests about 20 levels).
+MAX_DEPTH = 200
+
+
+def _known_structured(dt):
+    """The library's own structured dtype equal to ``dt`` in names, formats (either byte order), offsets and
+    size; None for any other layout, which is refused rather than handed to compiled code."""
+    from .._engine.tree import COMPACT_DTYPE, NODE_DTYPE
+    from ..tree._haar import FILTER_DTYPE
+
+    for known in (NODE_DTYPE, COMPACT_DTYPE, FILTER_DTYPE):
+        if dt.names == known.names and dt.itemsize == known.itemsize and all(
+                dt.fields[n][1] == known.fields[n][1] and dt.fields[n][0].newbyteorder("=") == known.fields[n][0]
+                for n in known.names):
+            return known
+    return None
+
+
+def _numpy_type(name):
+    """A numpy scalar type named by the file (``"float64"``): estimators keep them as ``dtype`` parameters."""
+    cls = getattr(np, name, None) if isinstance(name, str) and name.isidentifier() else None
+    if not (isinstance(cls, type) and issubclass(cls, np.generic) and cls.__module__ == "numpy"):
+        raise UntrustedTypeError(f"The model file names {name!r}, which is not a numpy scalar type.")
+    _plain_dtype(np.dtype(cls), "type node")
+    return cls
 
 
 def _float_node(x):
@@ -117,6 +152,14 @@ class Encoder:
             return {"t": "bytes", "v": base64.b64encode(obj).decode("ascii")}
         if t is np.ndarray:
             return self._array(obj, where)
+        if t is slice:
+            return {"t": "slice", "v": [self.encode(v, where) for v in (obj.start, obj.stop, obj.step)]}
+        if isinstance(obj, type) and issubclass(obj, np.generic) and obj.__module__ == "numpy":
+            _plain_dtype(np.dtype(obj), where)
+            return {"t": "type", "v": obj.__name__}
+        key = function_key(obj)
+        if key is not None:
+            return {"t": "function", "v": key}
         if isinstance(obj, np.generic) and t.__module__ == "numpy":
             return self._scalar(obj, where)
         if isinstance(obj, np.dtype):
@@ -202,6 +245,7 @@ class Decoder:
     def __init__(self, arrays):
         self.arrays = arrays
         self._objs = {}
+        self._used = set()
 
     def _register(self, node, obj):
         n = node["id"]
@@ -210,9 +254,12 @@ class Decoder:
         self._objs[n] = obj
         return obj
 
-    def decode(self, node):
+    def decode(self, node, depth=0):
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
+        if depth > MAX_DEPTH:
+            raise ValueError(f"the object graph is nested more than {MAX_DEPTH} levels deep")
+        depth += 1
         if isinstance(node, list):  # plain JSON arrays only appear inside tagged nodes
             raise ValueError("untagged JSON array")
         if not isinstance(node, dict):
@@ -227,7 +274,7 @@ class Decoder:
             return _FLOAT_NAMES[node["v"]]
         if t == "list":
             out = self._register(node, [])
-            out.extend(self.decode(v) for v in node["v"])
+            out.extend(self.decode(v, depth) for v in node["v"])
             return out
         if t == "dict":
             out = self._register(node, {})
@@ -235,70 +282,90 @@ class Decoder:
             if len(keys) != len(values):
                 raise ValueError("dict node with unequal key and value counts")
             for k, v in zip(keys, values):
-                out[self.decode(k)] = self.decode(v)
+                out[self.decode(k, depth)] = self.decode(v, depth)
             return out
         if t == "tuple":
-            return tuple(self.decode(v) for v in node["v"])
+            return tuple(self.decode(v, depth) for v in node["v"])
         if t == "set":
-            return {self.decode(v) for v in node["v"]}
+            return {self.decode(v, depth) for v in node["v"]}
         if t == "frozenset":
-            return frozenset(self.decode(v) for v in node["v"])
+            return frozenset(self.decode(v, depth) for v in node["v"])
         if t == "complex":
-            re_, im = (self.decode(v) for v in node["v"])
+            re_, im = (self.decode(v, depth) for v in node["v"])
             return complex(re_, im)
         if t == "bytes":
             return base64.b64decode(node["v"], validate=True)
         if t == "array":
             return self._register(node, self._array(node))
         if t == "objarray":
-            shape = tuple(int(s) for s in node["shape"])
-            out = self._register(node, np.empty(shape, dtype=object))
-            flat = [self.decode(v) for v in node["v"]]
-            if len(flat) != out.size:
-                raise ValueError("object array node with the wrong number of items")
+            shape, items = node["shape"], node["v"]
+            if not isinstance(items, list) or not isinstance(shape, list) or len(shape) > 32 or any(
+                    type(d) is not int or d < 0 for d in shape) or math.prod(shape) != len(items):
+                raise ValueError("object array node whose shape does not match its number of items")
+            out = self._register(node, np.empty(tuple(shape), dtype=object))  # no larger than the JSON list
+            flat = [self.decode(v, depth) for v in items]
             for i, v in enumerate(flat):  # item by item: sequences stay single elements
                 out.flat[i] = v
             return out
         if t == "scalar":
-            return self._scalar(node)
+            return self._scalar(node, depth)
         if t == "dtype":
             dt = np.dtype(node["v"])
             _plain_dtype(dt, "dtype node")
             return dt
+        if t == "function":
+            return resolve_function(node["v"])
+        if t == "type":
+            return _numpy_type(node["v"])
+        if t == "slice":
+            start_, stop, step = (self.decode(v, depth) for v in node["v"])
+            if not all(v is None or type(v) is int for v in (start_, stop, step)):
+                raise ValueError("a slice node holds integers or null only")
+            return slice(start_, stop, step)
         if t == "random":
-            return self._random(node)
+            return self._random(node, depth)
         if t == "object":
-            return self._object(node)
+            return self._object(node, depth)
         raise ValueError(f"unknown node kind {t!r}")
 
     def _array(self, node):
         try:
             a = self.arrays[node["m"]]
-        except KeyError:
+        except (KeyError, TypeError):
             raise ValueError(f"array member {node.get('m')!r} is missing") from None
+        if node["m"] in self._used:  # save writes each array once; a second use would alias two attributes
+            raise ValueError(f"array member {node['m']!r} is used twice")
+        self._used.add(node["m"])
         if "dtype" in node:
             dt = structured_dtype(node["dtype"])
             if a.dtype.fields is None or a.dtype.itemsize != dt.itemsize or a.dtype.names != dt.names:
                 raise ValueError(f"array member {node['m']!r} does not match its recorded dtype")
-            a = a.view(dt)  # np.load drops the aligned flag; the engine's compiled code keys on it
+            known = _known_structured(dt)
+            if known is None:
+                raise ValueError(f"array member {node['m']!r} has a structured dtype forestzoo never writes: {dt}")
+            if not a.dtype.isnative or any(not a.dtype.fields[n][0].isnative for n in a.dtype.names):
+                a = a.astype(a.dtype.newbyteorder("="))  # written on a machine of the other byte order
+            a = a.view(known)  # np.load drops the aligned flag; the engine's compiled code keys on it
+        elif a.dtype.fields is not None:
+            raise ValueError(f"array member {node['m']!r} is structured but the graph records no dtype for it")
         return a
 
-    def _scalar(self, node):
+    def _scalar(self, node, depth):
         dt = np.dtype(node["dtype"])
         _plain_dtype(dt, "scalar node")
         v = node["v"]
         if dt.kind == "c":
-            v = complex(*(self.decode(p) for p in v))
+            v = complex(*(self.decode(p, depth) for p in v))
         elif dt.kind == "S":
             v = base64.b64decode(v, validate=True)
         elif dt.kind in "mM":
             return np.array(int(v), dtype=np.int64).view(dt)[()]
         else:
-            v = self.decode(v)
+            v = self.decode(v, depth)
         return dt.type(v)
 
-    def _random(self, node):
-        state = self.decode(node["state"])
+    def _random(self, node, depth):
+        state = self.decode(node["state"], depth)
         if node["kind"] == "RandomState":
             rs = self._register(node, np.random.RandomState())
             rs.set_state(state)
@@ -312,10 +379,10 @@ class Decoder:
             return self._register(node, np.random.Generator(bg))
         raise ValueError(f"unknown random state kind {node['kind']!r}")
 
-    def _object(self, node):
+    def _object(self, node, depth):
         cls = resolve(node["class"])
         obj = self._register(node, cls.__new__(cls))
-        state = self.decode(node["state"])
+        state = self.decode(node["state"], depth)
         if not isinstance(state, dict) or any(type(k) is not str for k in state):
             raise ValueError(f"the state of a {cls.__qualname__} is not a dict of attribute names")
         setstate = getattr(obj, "__setstate__", None)

@@ -6,14 +6,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin, clone
 from sklearn.utils import Bunch, check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
     CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params,
 )
 from .._engine.api import TreeTarget, cost_complexity_path, grow, prepare_data
-from .._validation import check_fit_data, check_predict_data, regression_criterion
+from .._validation import apply_class_weight, check_fit_data, check_predict_data, regression_criterion
 
 
 class BaseDecisionTree(EngineEstimator):
@@ -53,7 +52,7 @@ class BaseDecisionTree(EngineEstimator):
         params = tree_params(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
         if class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(class_weight, y)
+            sample_weight = apply_class_weight(sample_weight, class_weight, y)
         seed = check_random_state(self.random_state).randint(MAX_SEED)
         data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
         self.tree_ = grow(data, TreeTarget(yk, yr, n_values), sample_weight, params, seed)

@@ -10,12 +10,11 @@ from joblib import effective_n_jobs
 from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import CLASSIFICATION_CRITERIA, MAX_SEED, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params
 from .._engine.api import RANDOM, TrainingData, TreeTarget, grow
-from .._validation import check_fit_data, check_predict_data
+from .._validation import apply_class_weight, check_fit_data, check_predict_data
 from ._haar_bank import build_bank, integral_images
 from ._haar_search import HaarNodeModel
 
@@ -175,7 +174,7 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         bank = build_bank(image_shape, self.max_scale)
         yk, yr, n_values, classes = self._encode_target(y)
         if self.class_weight is not None:
-            sample_weight = sample_weight * compute_sample_weight(self.class_weight, y)
+            sample_weight = apply_class_weight(sample_weight, self.class_weight, y)
         seed = check_random_state(self.random_state).randint(MAX_SEED)
         II = integral_images(X, image_shape)
         del X
