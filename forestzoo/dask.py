@@ -289,7 +289,8 @@ def _compute_at(client, delayeds, holders):
         for i, fut in zip(idx, done):
             futures[i] = fut
     futures = _settle(client, futures, holders, lambda i: client.compute(delayeds[i]))
-    client.run_on_scheduler(_loosen, [f.key for f in futures])
+    keys = {f.key for f in futures}.union(*(d.__dask_graph__().keys() for d in delayeds))
+    client.run_on_scheduler(_loosen, list(keys))
     return futures
 
 
