@@ -97,6 +97,25 @@ def _run_xgb(client, X, y, X_test, y_test, args):
                 first_fit=fit, fit=fit, peak_mb=max(peaks.values()), acc=acc)
 
 
+def first_fit(n_workers, cache_dir, warm):
+    """Seconds of the first fit on a fresh cluster whose Numba cache is ``cache_dir`` (empty: every kernel compiles)."""
+    import distributed
+
+    import forestzoo.dask as fzd
+
+    X, y, _ = _dask_data(4000, 10, 2 * n_workers, 0)
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  protocol="tcp", dashboard_address=":0", env={"NUMBA_CACHE_DIR": cache_dir},
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+        X, y = client.persist([X, y])
+        distributed.wait([X, y])
+        if not warm:  # every worker compiles on its own, all at once
+            fzd.warm_up = lambda *a, **k: None
+        t0 = time.perf_counter()
+        fzd.DaskRandomForestClassifier(n_estimators=2 * n_workers, random_state=0, client=client).fit(X, y)
+        return time.perf_counter() - t0
+
+
 def run_local(args, X_test, y_test):
     import dask
     from sklearn.ensemble import RandomForestClassifier as SkRF
@@ -133,7 +152,18 @@ def main():
     parser.add_argument("--xgboost", action="store_true")
     parser.add_argument("--xgb-depth", type=int, default=12)
     parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--first-fit", action="store_true",
+                        help="time the first fit on fresh clusters with an empty NUMBA_CACHE_DIR, then exit")
     args = parser.parse_args()
+    if args.first_fit:
+        import tempfile
+
+        for n in args.workers:
+            for warm in (True, False):
+                with tempfile.TemporaryDirectory() as cache:
+                    print(f"{n} workers, empty cache, warm-up {'one worker first' if warm else 'off'}: first fit "
+                          f"{first_fit(n, cache, warm):.1f} s", flush=True)
+        return
 
     X_test, y_test = _block(10**6, args.test_rows, args.features, args.seed)
     size_mb = args.rows * args.features * 4 / 2**20
