@@ -79,7 +79,6 @@ def _run_xgb(client, X, y, X_test, y_test, args):
         from xgboost.dask import DaskXGBRFClassifier
     except ImportError as error:
         return dict(method=f"xgboost DaskXGBRFClassifier: not run ({error})")
-    import distributed
 
     model = DaskXGBRFClassifier(n_estimators=args.trees, max_depth=args.xgb_depth, tree_method="hist",
                                 colsample_bynode=np.sqrt(args.features) / args.features, subsample=0.632,
@@ -89,10 +88,9 @@ def _run_xgb(client, X, y, X_test, y_test, args):
     model.fit(X, y)
     fit = time.perf_counter() - t0
     peaks = client.run(_peak_rss_mb)
-    acc = float((model.predict(X_test).compute() == y_test).mean()) if hasattr(model.predict(X_test), "compute") \
-        else float((model.predict(X_test) == y_test).mean())
+    pred = model.predict(X_test)
+    acc = float((np.asarray(pred.compute() if hasattr(pred, "compute") else pred) == y_test).mean())
     workers = len(client.scheduler_info()["workers"])
-    del distributed
     return dict(method=f"xgboost DaskXGBRFClassifier (max_depth={args.xgb_depth}), {workers} workers",
                 first_fit=fit, fit=fit, peak_mb=max(peaks.values()), acc=acc)
 

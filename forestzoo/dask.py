@@ -176,8 +176,8 @@ def _warm_worker(forest, n_features, classification):
 
 
 def _predict_block(block, forest, method):
-    out = getattr(forest, method)(_to_numpy(block))
-    return out
+    """``forest.method`` on one block of rows."""
+    return getattr(forest, method)(_to_numpy(block))
 
 
 # -- client side -----------------------------------------------------------------------------------------------------
