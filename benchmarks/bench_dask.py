@@ -1,0 +1,185 @@
+"""Data-local Dask forests (forestzoo.dask) against the in-memory forest, scikit-learn and XGBoost's Dask RF.
+
+The training set is generated block by block on the workers (a dask array:
+the client never holds it).  For each worker count: a fresh LocalCluster of
+worker processes (one thread each) with ``--memory-limit`` per worker; the
+first fit (kernels loaded or compiled by the warm-up), a second fit (the
+steady state), the peak resident memory of each worker process, and the test
+accuracy.  The same rows, computed in this process, then fit the in-memory
+forestzoo forest (``n_jobs`` = the number of cores) and scikit-learn's RF on
+a subsample of ``--sklearn-rows``.
+
+    PYTHONPATH=. python benchmarks/bench_dask.py --rows 400000 --features 20 --trees 20 --workers 2 4
+"""
+
+import argparse
+import logging
+import resource
+import time
+
+import numpy as np
+
+
+def _block(block_id, rows, n_features, seed):
+    """Rows of one block: Gaussian features, a label from a noisy non-linear rule."""
+    rng = np.random.default_rng([seed, block_id])
+    X = rng.standard_normal((rows, n_features)).astype(np.float32)
+    score = X[:, 0] * X[:, 1] + np.sin(2 * X[:, 2]) + 0.5 * X[:, 3] - 0.3 * X[:, 4] ** 2
+    y = (score + 0.5 * rng.standard_normal(rows) > 0).astype(np.int64)
+    return X, y
+
+
+def _dask_data(n_rows, n_features, n_blocks, seed):
+    import dask
+    import dask.array as da
+
+    rows = np.diff(np.linspace(0, n_rows, n_blocks + 1).astype(int))
+    blocks = [dask.delayed(_block, nout=2)(i, int(r), n_features, seed) for i, r in enumerate(rows)]
+    X = da.concatenate([da.from_delayed(b[0], (int(r), n_features), np.float32) for b, r in zip(blocks, rows)])
+    y = da.concatenate([da.from_delayed(b[1], (int(r),), np.int64) for b, r in zip(blocks, rows)])
+    return X, y, rows
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_dask(args, n_workers, X_test, y_test):
+    import distributed
+
+    from forestzoo.dask import DaskRandomForestClassifier
+
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  protocol="tcp", dashboard_address=":0", memory_limit=args.memory_limit,
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+        X, y, _ = _dask_data(args.rows, args.features, args.blocks, args.seed)
+        t0 = time.perf_counter()
+        X, y = client.persist([X, y])
+        distributed.wait([X, y])
+        t_data = time.perf_counter() - t0
+        est = DaskRandomForestClassifier(n_estimators=args.trees, max_features="sqrt", random_state=0, client=client)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        second = time.perf_counter() - t0
+        peaks = client.run(_peak_rss_mb)
+        acc = float((est.predict(X_test) == y_test).mean())
+        row = dict(method=f"forestzoo.dask, {n_workers} workers", first_fit=first, fit=second, data=t_data,
+                   peak_mb=max(peaks.values()), acc=acc)
+        if args.xgboost:
+            row_x = _run_xgb(client, X, y, X_test, y_test, args)
+            return [row, row_x]
+        return [row]
+
+
+def _run_xgb(client, X, y, X_test, y_test, args):
+    try:
+        from xgboost.dask import DaskXGBRFClassifier
+    except ImportError as error:
+        return dict(method=f"xgboost DaskXGBRFClassifier: not run ({error})")
+
+    model = DaskXGBRFClassifier(n_estimators=args.trees, max_depth=args.xgb_depth, tree_method="hist",
+                                colsample_bynode=np.sqrt(args.features) / args.features, subsample=0.632,
+                                random_state=0)
+    model.client = client
+    t0 = time.perf_counter()
+    model.fit(X, y)
+    fit = time.perf_counter() - t0
+    peaks = client.run(_peak_rss_mb)
+    pred = model.predict(X_test)
+    acc = float((np.asarray(pred.compute() if hasattr(pred, "compute") else pred) == y_test).mean())
+    workers = len(client.scheduler_info()["workers"])
+    return dict(method=f"xgboost DaskXGBRFClassifier (max_depth={args.xgb_depth}), {workers} workers",
+                first_fit=fit, fit=fit, peak_mb=max(peaks.values()), acc=acc)
+
+
+def first_fit(n_workers, cache_dir, warm):
+    """Seconds of the first fit on a fresh cluster whose Numba cache is ``cache_dir`` (empty: every kernel compiles)."""
+    import distributed
+
+    import forestzoo.dask as fzd
+
+    X, y, _ = _dask_data(4000, 10, 2 * n_workers, 0)
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  protocol="tcp", dashboard_address=":0", env={"NUMBA_CACHE_DIR": cache_dir},
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
+        X, y = client.persist([X, y])
+        distributed.wait([X, y])
+        if not warm:  # every worker compiles on its own, all at once
+            fzd.warm_up = lambda *a, **k: None
+        t0 = time.perf_counter()
+        fzd.DaskRandomForestClassifier(n_estimators=2 * n_workers, random_state=0, client=client).fit(X, y)
+        return time.perf_counter() - t0
+
+
+def run_local(args, X_test, y_test):
+    import dask
+    from sklearn.ensemble import RandomForestClassifier as SkRF
+
+    from forestzoo import RandomForestClassifier
+
+    X, y, _ = _dask_data(args.rows, args.features, args.blocks, args.seed)
+    X, y = dask.compute(X, y, scheduler="synchronous")
+    rows = []
+    t0 = time.perf_counter()
+    est = RandomForestClassifier(n_estimators=args.trees, random_state=0, n_jobs=args.cores).fit(X, y)
+    rows.append(dict(method=f"forestzoo in memory, n_jobs={args.cores}", fit=time.perf_counter() - t0,
+                     acc=float((est.predict(X_test) == y_test).mean())))
+    sub = np.random.default_rng(0).choice(X.shape[0], min(args.sklearn_rows, X.shape[0]), replace=False)
+    t0 = time.perf_counter()
+    sk = SkRF(n_estimators=args.trees, random_state=0, n_jobs=args.cores).fit(X[sub], y[sub])
+    rows.append(dict(method=f"scikit-learn RF on {sub.size} rows, n_jobs={args.cores}",
+                     fit=time.perf_counter() - t0, acc=float((sk.predict(X_test) == y_test).mean())))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=400_000)
+    parser.add_argument("--features", type=int, default=20)
+    parser.add_argument("--blocks", type=int, default=8)
+    parser.add_argument("--trees", type=int, default=20)
+    parser.add_argument("--workers", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--memory-limit", default="1.5GiB")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--sklearn-rows", type=int, default=100_000)
+    parser.add_argument("--test-rows", type=int, default=50_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--xgboost", action="store_true")
+    parser.add_argument("--xgb-depth", type=int, default=12)
+    parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--first-fit", action="store_true",
+                        help="time the first fit on fresh clusters with an empty NUMBA_CACHE_DIR, then exit")
+    args = parser.parse_args()
+    if args.first_fit:
+        import tempfile
+
+        for n in args.workers:
+            for warm in (True, False):
+                with tempfile.TemporaryDirectory() as cache:
+                    print(f"{n} workers, empty cache, warm-up {'one worker first' if warm else 'off'}: first fit "
+                          f"{first_fit(n, cache, warm):.1f} s", flush=True)
+        return
+
+    X_test, y_test = _block(10**6, args.test_rows, args.features, args.seed)
+    size_mb = args.rows * args.features * 4 / 2**20
+    print(f"training set {args.rows} x {args.features} float32 = {size_mb:.0f} MiB in {args.blocks} blocks; "
+          f"{args.trees} trees; worker memory_limit {args.memory_limit}", flush=True)
+    rows = []
+    for n in args.workers:
+        rows += run_dask(args, n, X_test, y_test)
+        print(rows[-1], flush=True)
+    if not args.skip_local:
+        rows += run_local(args, X_test, y_test)
+    print("\n| method | first fit (s) | fit (s) | peak RSS per worker (MiB) | test accuracy |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        cells = [r["method"]] + [f"{r[k]:.1f}" if isinstance(r.get(k), float) else "" for k in
+                                 ("first_fit", "fit", "peak_mb")] + [f"{r['acc']:.4f}" if "acc" in r else ""]
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,584 @@
+"""Bagged forests fitted where the data lives: Dask arrays and data frames on a ``distributed`` cluster.
+
+:class:`DaskRandomForestClassifier`, :class:`DaskRandomForestRegressor`,
+:class:`DaskExtraTreesClassifier` and :class:`DaskExtraTreesRegressor` take
+the parameters of their in-memory forestzoo counterpart plus ``client``, and
+``fit`` them on a ``dask.array`` or ``dask.dataframe`` ``X`` (and ``y``) whose
+partitions stay on the workers that hold them.
+
+Statistical design: per-worker bagging
+--------------------------------------
+Breiman's bagging (Breiman, "Random Forests", 2001) grows each tree on a
+bootstrap sample of the whole training set.  Here each tree is grown on a
+bootstrap sample of the rows of **one worker**:
+
+1. Every partition is converted once, where it is computed, to the engine's
+   float32 rows (with its ``y`` and ``sample_weight`` moved next to it);
+   only its row count and its class labels with their counts travel to the
+   client.  The class labels are merged there, so every tree's value table
+   has a column for every class of the whole data set, also on a worker that
+   holds only some of them.
+2. The partitions are grouped by the worker that holds them (groups ordered
+   by their first partition).  The forest's ``n_estimators`` is split over
+   the groups in proportion to their rows (largest remainders, ties to the
+   earlier group), and each group gets its own ``random_state``, drawn from
+   the forest's ``random_state``.  With one group it is the forest's own, so
+   a fit on one worker is tree for tree the in-memory forest's fit on the
+   concatenated partitions.
+3. Each group's trees are grown by the ordinary in-memory forest, in one task
+   pinned to the worker that holds the group's partitions, on the
+   concatenation of those partitions; only the fitted trees come back.
+
+Consequences, measured in ``benchmarks/bench_dask.py`` (BENCHMARKS.md):
+
+* A tree sees a bootstrap of ``n / n_workers`` rows (about that many rows
+  when the partitions are spread evenly), like a forest fitted with
+  ``max_samples=1 / n_workers``; its bins (``splitter="hist"``) are the
+  quantiles of its worker's rows, not of the whole data set.
+* The same ``random_state`` (an int) and the same placement of partitions on
+  workers give the same forest.  The placement is the scheduler's: persist
+  the data once and fit repeatedly, or place it yourself, when the forest
+  must be reproducible.
+* Class weights (a dict, or ``"balanced"`` from the global class counts) are
+  applied as per-row weights before the groups fit, so they are the
+  in-memory forest's; ``"balanced_subsample"`` is per tree, as in memory.
+  An int ``max_samples`` is the in-memory forest's bootstrap size scaled to
+  each group's share of the rows; a float one is a fraction of each group's
+  rows.
+* ``oob_score`` and ``warm_start`` are not supported (a tree's out-of-bag
+  rows would span workers); they raise before any work is scheduled.  The
+  fitted forest has no ``estimators_samples_`` (each tree's bootstrap indices
+  are local to its worker's rows).
+
+Peak memory of a worker is about twice its share of the float32 rows (the
+partitions and their concatenation) plus the ``uint8`` bins: give each worker
+a ``memory_limit`` above that.
+
+Faults: a group's task is restricted to the worker holding its partitions;
+when that worker leaves the cluster, the task is submitted again without the
+restriction, its lost partitions are recomputed from their graph by
+``distributed``, and the group's trees are the same (same rows, same seeds).
+When the data cannot be recomputed (e.g. scattered numpy arrays) or a task
+fails, ``fit`` raises and a previously fitted model is left as it was.
+
+Compilation: :func:`warm_up` compiles the estimator's Numba kernels on one
+worker first and then loads them on the others from the on-disk cache;
+``fit`` calls it.  On a cluster of several machines, point ``NUMBA_CACHE_DIR``
+of every worker to one shared directory (or install forestzoo where its
+``__pycache__`` is writable on a shared file system), so that one compilation
+serves every machine.
+"""
+
+import inspect
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ._validation import keep_state_on_error
+from .ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
+
+try:
+    import dask
+    import dask.array as da
+    from dask.core import get_dependencies
+    from distributed import TimeoutError as _DistributedTimeout
+    from distributed import default_client, futures_of, wait
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError("forestzoo.dask needs dask and distributed: pip install 'forestzoo[dask]'") from error
+
+__all__ = ["DaskRandomForestClassifier", "DaskRandomForestRegressor", "DaskExtraTreesClassifier",
+           "DaskExtraTreesRegressor", "warm_up"]
+
+_POLL_S = 0.5  # how often fit checks that the workers running its groups are still in the cluster
+
+
+# -- worker side -----------------------------------------------------------------------------------------------------
+def _to_numpy(part):
+    """A partition (numpy block, pandas frame or series) as an ndarray."""
+    return part.to_numpy() if hasattr(part, "to_numpy") else np.asarray(part)
+
+
+def _pack(X, y, sample_weight, classification):
+    """One partition as ``(X float32 C-order, y, sample_weight or None)``, checked as the in-memory fit checks it."""
+    X = _to_numpy(X)
+    y = _to_numpy(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"A partition of X has {X.shape[0]} rows and the matching partition of y has {y.shape[0]}: "
+                         "X and y must be partitioned alike.")
+    if X.shape[0]:
+        X = check_array(X, dtype=np.float32, order="C", ensure_all_finite="allow-nan", ensure_min_samples=0)
+    else:
+        X = np.empty(X.shape, dtype=np.float32)
+    if not classification:
+        y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_min_samples=0, input_name="y")
+    if sample_weight is not None:
+        sample_weight = np.asarray(_to_numpy(sample_weight), dtype=np.float64).ravel()
+        if sample_weight.shape[0] != X.shape[0]:
+            raise ValueError("sample_weight must be partitioned like X.")
+    return X, y, sample_weight
+
+
+def _summary(part, classification):
+    """``(n_rows, n_features, labels, counts)`` of a packed partition: all the client learns of it."""
+    X, y, _ = part
+    if classification and y.shape[0]:
+        if y.dtype.kind == "f" and np.isnan(y).any():
+            raise ValueError("Input y contains NaN.")
+        labels, counts = np.unique(y, return_counts=True)
+    else:
+        labels, counts = None, None
+    return X.shape[0], X.shape[1], labels, counts
+
+
+def _encode_with(classes, y):
+    """``_encode_target`` of a classifier whose classes are ``classes`` (a superset of ``y``'s labels)."""
+    yk = np.searchsorted(classes, y).astype(np.int32)
+    return yk, np.zeros(y.shape[0]), classes.shape[0], classes
+
+
+def _fit_group(forest, classes, class_weights, *parts):
+    """Fit ``forest`` (an unfitted in-memory forest) on the concatenated ``parts``; return its trees and seeds."""
+    Xs, ys, ws = zip(*parts)
+    X = Xs[0] if len(Xs) == 1 else np.concatenate(Xs)
+    y = ys[0] if len(ys) == 1 else np.concatenate(ys)
+    w = None if all(w is None for w in ws) else np.concatenate(
+        [np.ones(x.shape[0]) if w is None else w for x, w in zip(Xs, ws)])
+    if class_weights is not None:
+        row_weights = class_weights[np.searchsorted(classes, y)]
+        w = row_weights if w is None else w * row_weights
+    if classes is not None:  # value tables over every class of the data set, not only this worker's
+        forest._encode_target = lambda target: _encode_with(classes, target)
+    forest.fit(X, y, w)
+    return forest.estimators_, forest._seeds
+
+
+_warm = set()  # per worker process: the estimator configurations already compiled
+
+
+def _warm_worker(forest, n_features, classification):
+    """Fit ``forest`` on a few random rows of ``n_features`` columns, once per process and configuration."""
+    key = (type(forest).__name__, repr(sorted(forest.get_params().items())), n_features)
+    if key in _warm:
+        return False
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, n_features)).astype(np.float32)
+    X[0, 0] = np.nan
+    y = (X[:, -1] > 0).astype(np.int64) if classification else rng.standard_normal(64)
+    if getattr(forest, "criterion", None) == "poisson":
+        y = np.abs(y) + 1.0
+    forest.set_params(n_estimators=1, n_jobs=1, random_state=0, warm_start=False, oob_score=False)
+    forest.fit(X, y)
+    _warm.add(key)
+    return True
+
+
+def _predict_block(block, forest, method):
+    """``forest.method`` on one block of rows."""
+    return getattr(forest, method)(_to_numpy(block))
+
+
+# -- client side -----------------------------------------------------------------------------------------------------
+def warm_up(client, estimator, n_features):
+    """Compile ``estimator``'s Numba kernels in every worker of ``client``, one worker first.
+
+    The first worker compiles and writes Numba's on-disk cache; the others
+    then load it (in parallel), so a fresh cluster pays one compilation,
+    not one per worker competing for the same cores.  A worker that has
+    already fitted this configuration returns at once.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    estimator : forestzoo forest
+        Its class and parameters select the kernels (splitter, criterion).
+    n_features : int
+        Columns of the small random data set fitted on each worker.
+
+    Returns
+    -------
+    compiled : dict
+        ``{worker address: True when it fitted the warm-up forest now}``.
+    """
+    workers = sorted(client.scheduler_info()["workers"])
+    if not workers:
+        return {}
+    forest = _in_memory(estimator)
+    classification = estimator._is_classifier()
+    done = client.run(_warm_worker, forest, n_features, classification, workers=workers[:1])
+    if len(workers) > 1:
+        done.update(client.run(_warm_worker, forest, n_features, classification, workers=workers[1:]))
+    return done
+
+
+def _in_memory(estimator):
+    """An unfitted in-memory forest (the estimator's base class) with the estimator's parameters."""
+    base = getattr(type(estimator), "_in_memory_class", None) or type(estimator)
+    return base(**{k: v for k, v in estimator.get_params(deep=False).items() if k != "client"})
+
+
+def _is_dask_frame(obj):
+    return dask.is_dask_collection(obj) and hasattr(obj, "npartitions") and not isinstance(obj, da.Array)
+
+
+def _row_partitions(obj, name, chunks=None, numeric=True):
+    """The row partitions of ``obj`` (dask array or data frame) as a list of Delayed, and its column count."""
+    if isinstance(obj, da.Array):
+        if obj.ndim == 1:
+            obj = obj[:, None]
+        if obj.ndim != 2:
+            raise ValueError(f"{name} must be a 2D array of shape (n_samples, n_features); got an array with "
+                             f"{obj.ndim} dimensions.")
+        if numeric and obj.dtype.kind not in "biuf":
+            raise ValueError(f"{name} has dtype {obj.dtype}; forestzoo fits numeric data only.")
+        if chunks is not None and obj.chunks[0] != chunks:
+            obj = obj.rechunk({0: chunks})  # y and weights follow X's rows (they are small)
+        if obj.numblocks[1] > 1:
+            obj = obj.rechunk({1: -1})
+        return list(obj.to_delayed()[:, 0]), obj.shape[1]
+    if _is_dask_frame(obj):
+        n_cols = len(obj.columns) if hasattr(obj, "columns") else 1
+        return list(obj.to_delayed()), n_cols
+    raise TypeError(f"{name} must be a dask array or a dask data frame, got {type(obj).__name__}; fit an "
+                    "in-memory forestzoo forest on in-memory data.")
+
+
+def _source(part, by_key):
+    """The future among ``by_key`` that ``part`` (a Delayed or a future) is, or is first computed from."""
+    if part.key in by_key:
+        return by_key[part.key]
+    graph = dict(part.__dask_graph__())
+    todo, seen = [part.key], set()
+    while todo:
+        key = todo.pop(0)
+        if key in by_key:
+            return by_key[key]
+        if key in seen or key not in graph:
+            continue
+        seen.add(key)
+        deps = getattr(graph[key], "dependencies", None)  # a task's references, also to keys outside the graph
+        todo.extend(sorted(get_dependencies(graph, key) if deps is None else deps, key=str))
+    return None
+
+
+def _holders(client, parts, futures):
+    """The worker holding each of ``parts`` (Delayed or futures) in memory, or None.
+
+    A part is placed with its own future among ``futures``, else with the
+    first future its graph is computed from; a result held by several
+    workers with the first of them in sorted order.
+    """
+    by_key = {f.key: f for f in futures}
+    chosen = [_source(p, by_key) if by_key else None for p in parts]
+    held = [f for f in chosen if f is not None]
+    who_has = client.who_has(held) if held else {}
+    return [None if f is None else sorted(who_has.get(f.key, ()) or [None])[0] for f in chosen]
+
+
+def _compute_at(client, delayeds, holders):
+    """Futures of ``delayeds``, each on its holder's worker (anywhere when None), settled by :func:`_settle`."""
+    futures = [None] * len(delayeds)
+    by_worker = {}
+    for i, holder in enumerate(holders):
+        by_worker.setdefault(holder, []).append(i)
+    for worker, idx in by_worker.items():
+        done = client.compute([delayeds[i] for i in idx], workers=None if worker is None else [worker],
+                              allow_other_workers=False)
+        for i, fut in zip(idx, done):
+            futures[i] = fut
+    futures = _settle(client, futures, holders, lambda i: client.compute(delayeds[i]))
+    keys = {f.key for f in futures}.union(*(d.__dask_graph__().keys() for d in delayeds))
+    client.run_on_scheduler(_loosen, list(keys))
+    return futures
+
+
+def _loosen(keys, dask_scheduler=None):
+    """On the scheduler: a result of ``keys`` lost with its worker may be recomputed on any worker."""
+    for key in keys:
+        task = dask_scheduler.tasks.get(key)
+        if task is not None:
+            task.loose_restrictions = True
+
+
+def _settle(client, futures, workers, resubmit):
+    """``futures`` once all have finished; one pinned to a worker that left the cluster is replaced by ``resubmit(i)``.
+
+    A task restricted to a worker never runs elsewhere while that worker is in
+    the cluster; once it is gone (killed, or restarted under a new address)
+    the task is submitted again without a restriction, and ``distributed``
+    recomputes the lost inputs from their graph.  A failed task raises its error.
+    """
+    futures, workers = list(futures), list(workers)
+    while True:
+        pending = [i for i, f in enumerate(futures) if f.status != "finished"]
+        if not pending:
+            return futures
+        try:
+            with client.as_current():
+                wait([futures[i] for i in pending], timeout=_POLL_S, return_when="FIRST_COMPLETED")
+        except (_DistributedTimeout, TimeoutError):
+            pass
+        alive = set(client.scheduler_info()["workers"])
+        for i in pending:
+            if futures[i].status in ("error", "cancelled"):
+                futures[i].result()  # raises the task's error
+            elif futures[i].status != "finished" and workers[i] is not None and workers[i] not in alive:
+                old, futures[i], workers[i] = futures[i], resubmit(i), None
+                old.release()
+
+
+def _allocate(n_estimators, rows):
+    """Trees per group, in proportion to its rows: largest remainders, ties to the earlier group."""
+    rows = np.asarray(rows, dtype=np.float64)
+    quota = n_estimators * rows / rows.sum()
+    trees = np.floor(quota).astype(int)
+    order = sorted(range(len(rows)), key=lambda g: (-(quota[g] - trees[g]), g))
+    for g in order[:n_estimators - trees.sum()]:
+        trees[g] += 1
+    return trees
+
+
+class _DaskForestMixin:
+    """``fit`` on Dask collections, data-local; predict-side methods that also take Dask collections."""
+
+    _in_memory_class = None
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on Dask collections, each worker growing its share of the trees on the partitions it holds.
+
+        Parameters
+        ----------
+        X : dask.array.Array or dask.dataframe.DataFrame of shape (n_samples, n_features)
+            NaN marks a missing value.
+        y : dask.array.Array, dask.dataframe.Series or ndarray of shape (n_samples,)
+            Partitioned like ``X`` (a dask array is rechunked to ``X``'s rows;
+            an ndarray needs ``X`` with known chunk sizes).
+        sample_weight : dask.array.Array, dask.dataframe.Series or None
+            Partitioned like ``X``.
+
+        Returns
+        -------
+        self
+        """
+        with keep_state_on_error(self):
+            return self._fit_dask(X, y, sample_weight)
+
+    def _client(self):
+        return self.client if self.client is not None else default_client()
+
+    def _fit_dask(self, X, y, sample_weight):
+        self._validate_params()
+        if self.oob_score:
+            raise ValueError(f"oob_score=True is not supported by {type(self).__name__}: each tree's out-of-bag "
+                             "rows would span workers.")
+        if self.warm_start:
+            raise ValueError(f"warm_start=True is not supported by {type(self).__name__}.")
+        if not self.bootstrap and self.max_samples is not None:
+            raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` "
+                             "or set `max_sample=None`.")
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
+        if isinstance(X, da.Array) and X.ndim == 2 and not any(np.isnan(X.chunks[0])):
+            rows = X.chunks[0]
+            if isinstance(y, np.ndarray) or isinstance(y, list):
+                y = da.from_array(np.asarray(y), chunks=(rows,) + ((1,) if np.ndim(y) == 2 else ()))
+            if isinstance(y, da.Array) and y.shape[0] != X.shape[0]:
+                raise ValueError(f"Found input variables with inconsistent numbers of samples: {[X.shape[0], y.shape[0]]}")
+        else:
+            rows = None
+        x_parts, n_features = _row_partitions(X, "X")
+        classification = self._is_classifier()
+        y_parts, n_y = _row_partitions(y, "y", rows, numeric=not classification)
+        if n_y != 1:
+            raise ValueError(f"y has {n_y} columns: multi-output y is not supported by {type(self).__name__}.")
+        if sample_weight is not None:
+            w_parts, _ = _row_partitions(sample_weight, "sample_weight", rows)
+        else:
+            w_parts = [None] * len(x_parts)
+        if not len(x_parts) == len(y_parts) == len(w_parts):
+            raise ValueError(f"X has {len(x_parts)} partitions and y {len(y_parts)}: they must be partitioned alike.")
+        client = self._client()
+        forest = _in_memory(self)
+
+        # 1. pack every partition where it is computed (where X's partition is held, when it is in memory)
+        pack = dask.delayed(_pack, pure=True)
+        packs = [pack(xp, yp, wp, classification) for xp, yp, wp in zip(x_parts, y_parts, w_parts)]
+        packed = _compute_at(client, packs, _holders(client, x_parts, futures_of(X)))
+        holders = _holders(client, packed, packed)
+        # 2. learn each partition's size and labels, where it is
+        summaries = client.gather(_compute_at(client, [dask.delayed(_summary, pure=True)(p, classification)
+                                                       for p in packed], holders))
+        n_rows = np.array([s[0] for s in summaries])
+        if n_rows.sum() == 0:
+            raise ValueError("Found array with 0 sample(s) (shape=(0, %d)) while a minimum of 1 is required."
+                             % n_features)
+        classes = class_weights = None
+        if classification:
+            labels = [s[2] for s in summaries if s[2] is not None]
+            classes = np.unique(np.concatenate(labels))
+            class_weight = self.class_weight
+            if class_weight is not None and class_weight != "balanced_subsample":
+                counts = np.zeros(classes.shape[0])
+                for s in summaries:
+                    if s[2] is not None:
+                        counts[np.searchsorted(classes, s[2])] += s[3]
+                if class_weight == "balanced":
+                    class_weights = n_rows.sum() / (classes.shape[0] * counts)
+                else:
+                    class_weights = np.array([class_weight.get(c, 1.0) for c in classes.tolist()], dtype=np.float64)
+                forest.set_params(class_weight=None)
+
+        # 3. group the non-empty partitions by the worker holding them; trees in proportion to rows
+        groups = {}
+        for i, holder in enumerate(holders):
+            if n_rows[i]:
+                groups.setdefault(holder, []).append(i)
+        group_list = sorted(groups.items(), key=lambda item: item[1][0])
+        group_rows = [n_rows[idx].sum() for _, idx in group_list]
+        trees = _allocate(self.n_estimators, group_rows)
+        if len(group_list) == 1:
+            states = [self.random_state]
+        else:
+            states = check_random_state(self.random_state).randint(np.iinfo(np.int32).max, size=len(group_list))
+        warm_up(client, forest, n_features)
+
+        # 4. one task per group, pinned to its worker; only the trees come back
+        jobs, workers = [], []
+        for (worker, idx), n_trees, state, n_group in zip(group_list, trees, states, group_rows):
+            if n_trees == 0:
+                continue
+            local = _in_memory(forest)
+            local.set_params(n_estimators=int(n_trees), random_state=state)
+            if self.bootstrap and isinstance(self.max_samples, (int, np.integer)):
+                local.set_params(max_samples=max(1, int(round(self.max_samples * n_group / n_rows.sum()))))
+            jobs.append((_fit_group, local, classes, class_weights, *[packed[i] for i in idx]))
+            workers.append(worker)
+        futures = [client.submit(*job, workers=None if w is None else [w], allow_other_workers=False, pure=False)
+                   for job, w in zip(jobs, workers)]
+        results = client.gather(_settle(client, futures, workers, lambda i: client.submit(*jobs[i], pure=False)))
+        estimators = [tree for trees_of_group, _ in results for tree in trees_of_group]
+        seeds = np.concatenate([group_seeds for _, group_seeds in results])
+        # state is assigned only now: a failed fit leaves the previous model intact
+        self._set_fitted(X, n_features, classes, estimators, seeds)
+        return self
+
+    def _set_fitted(self, X, n_features, classes, estimators, seeds):
+        for name in ("feature_names_in_", "_n_samples_fit", "oob_score_", "oob_decision_function_",
+                     "oob_prediction_"):
+            self.__dict__.pop(name, None)
+        self.n_features_in_ = n_features
+        columns = getattr(X, "columns", None)
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            self.feature_names_in_ = np.asarray(list(columns), dtype=object)
+        self.n_outputs_ = 1
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = int(classes.shape[0])
+        self._seeds = seeds
+        self.estimators_ = estimators
+
+    # -- the result -------------------------------------------------------------------------------------------------
+    def to_local(self):
+        """The fitted forest as an ordinary in-memory forestzoo estimator (no client; pickles, saves with ``forestzoo.io``).
+
+        Returns
+        -------
+        forest : RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier or ExtraTreesRegressor
+        """
+        check_is_fitted(self)
+        local = _in_memory(self)
+        params = set(local.get_params(deep=False))
+        local.__dict__.update({k: v for k, v in self.__dict__.items() if k not in params and k != "client"})
+        return local
+
+    def __getstate__(self):
+        state = super().__getstate__() if hasattr(super(), "__getstate__") else dict(self.__dict__)
+        state = dict(state)
+        state["client"] = None  # a Client does not pickle; the unpickled estimator uses the default client
+        return state
+
+    @property
+    def estimators_samples_(self):
+        """Not available: each tree's bootstrap rows are indices into its worker's rows."""
+        raise AttributeError(f"{type(self).__name__} has no estimators_samples_: each tree's bootstrap indices "
+                             "are local to the rows of the worker that grew it.")
+
+    def _lazy(self, X, method, n_values):
+        """``method`` of the in-memory forest on every block of ``X``: a lazy dask array, one task per block."""
+        local = self.to_local()
+        if _is_dask_frame(X):
+            X = X.to_dask_array()
+        if X.numblocks[1] > 1:
+            X = X.rechunk({1: -1})
+        if n_values is None:
+            dtype = self.classes_.dtype if hasattr(self, "classes_") and method == "predict" else np.float64
+            return X.map_blocks(_predict_block, local, method, dtype=dtype, drop_axis=1)
+        return X.map_blocks(_predict_block, local, method, dtype=np.float64, chunks=(X.chunks[0], (n_values,)))
+
+    def predict(self, X):
+        """Predictions; lazy (a dask array, one task per block) when ``X`` is a Dask collection.
+
+        Parameters
+        ----------
+        X : array-like, pandas or Dask collection of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray or dask.array.Array of shape (n_samples,)
+        """
+        if dask.is_dask_collection(X):
+            check_is_fitted(self)
+            return self._lazy(X, "predict", None)
+        return super().predict(X)
+
+
+class _DaskClassifierMixin(_DaskForestMixin):
+    def predict_proba(self, X):
+        """Class probabilities; lazy (a dask array, one task per block) when ``X`` is a Dask collection.
+
+        Parameters
+        ----------
+        X : array-like, pandas or Dask collection of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray or dask.array.Array of shape (n_samples, n_classes)
+        """
+        if dask.is_dask_collection(X):
+            check_is_fitted(self)
+            return self._lazy(X, "predict_proba", self.n_classes_)
+        return super().predict_proba(X)
+
+
+def _dask_class(name, base, mixin):
+    """The Dask estimator of the in-memory forest ``base``: its parameters plus ``client``."""
+    signature = inspect.signature(base.__init__)
+    params = list(signature.parameters.values())
+    params.append(inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None))
+
+    def __init__(self, *args, client=None, **kwargs):
+        base.__init__(self, *args, **kwargs)
+        self.client = client
+
+    __init__.__signature__ = signature.replace(parameters=params)
+    doc = (f"{base.__name__} fitted data-local on a Dask cluster (see :mod:`forestzoo.dask`).\n\n"
+           f"    Parameters: those of :class:`~forestzoo.{base.__name__}`, and\n\n"
+           "    client : distributed.Client or None, default=None\n"
+           "        The cluster to fit on; None uses the current default client.\n\n"
+           "    ``fit`` takes Dask arrays and data frames; ``predict`` (and ``predict_proba``) take\n"
+           "    numpy, pandas or Dask input, lazily for Dask input.  :meth:`to_local` gives the\n"
+           "    fitted in-memory forest.\n")
+    cls = type(name, (mixin, base), {
+        "__init__": __init__, "__doc__": doc, "__module__": __name__, "_in_memory_class": base,
+        "_parameter_constraints": {**base._parameter_constraints, "client": "no_validation"},
+    })
+    __init__.__qualname__ = f"{name}.__init__"
+    return cls
+
+
+DaskRandomForestClassifier = _dask_class("DaskRandomForestClassifier", RandomForestClassifier, _DaskClassifierMixin)
+DaskExtraTreesClassifier = _dask_class("DaskExtraTreesClassifier", ExtraTreesClassifier, _DaskClassifierMixin)
+DaskRandomForestRegressor = _dask_class("DaskRandomForestRegressor", RandomForestRegressor, _DaskForestMixin)
+DaskExtraTreesRegressor = _dask_class("DaskExtraTreesRegressor", ExtraTreesRegressor, _DaskForestMixin)

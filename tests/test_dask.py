@@ -1,0 +1,277 @@
+"""forestzoo.dask: data-local forests on a LocalCluster on loopback (tiny data, few trees)."""
+
+import io
+import logging
+import os
+import pickle
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from distributed import futures_of
+from sklearn.base import is_classifier
+
+pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from forestzoo import (  # noqa: E402
+    ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,
+)
+from forestzoo.dask import (  # noqa: E402
+    DaskExtraTreesClassifier, DaskExtraTreesRegressor, DaskRandomForestClassifier, DaskRandomForestRegressor,
+)
+from forestzoo.io import load, save  # noqa: E402
+
+LOOPBACK = dict(host="127.0.0.1", protocol="tcp", dashboard_address=":0", silence_logs=logging.ERROR)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, **LOOPBACK) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    with distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def _data(n=400, d=5, seed=0, n_classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)).astype(np.float32)
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(np.int64)
+    if n_classes == 3:
+        y[X[:, 2] > 1] = 2
+    return X, y
+
+
+def _placed(client, arr, workers_of_blocks):
+    """``arr`` split into row blocks, block ``i`` computed and kept on ``workers_of_blocks[i]``."""
+    n = len(workers_of_blocks)
+    bounds = np.linspace(0, arr.shape[0], n + 1).astype(int)
+    futures = [client.scatter(arr[a:b], workers=[w]) for a, b, w in zip(bounds[:-1], bounds[1:], workers_of_blocks)]
+    blocks = [da.from_delayed(f, shape=(b - a,) + arr.shape[1:], dtype=arr.dtype)
+              for f, a, b in zip(futures, bounds[:-1], bounds[1:])]
+    return da.concatenate(blocks)
+
+
+@pytest.mark.parametrize("dask_cls, local_cls", [
+    (DaskRandomForestClassifier, RandomForestClassifier), (DaskExtraTreesClassifier, ExtraTreesClassifier),
+    (DaskRandomForestRegressor, RandomForestRegressor), (DaskExtraTreesRegressor, ExtraTreesRegressor),
+])
+def test_one_partition_is_the_in_memory_forest(client, dask_cls, local_cls):
+    X, y = _data()
+    X[::17, 1] = np.nan
+    target = y if is_classifier(local_cls()) else X[:, 0] * 2.0 + y
+    params = dict(n_estimators=4, max_depth=6, random_state=3)
+    dask_est = dask_cls(**params, client=client).fit(da.from_array(X, chunks=X.shape), da.from_array(target))
+    local = local_cls(**params).fit(X, target)
+    method = "predict_proba" if hasattr(local, "predict_proba") else "predict"
+    np.testing.assert_array_equal(getattr(dask_est, method)(X), getattr(local, method)(X))
+    assert type(dask_est.to_local()) is local_cls
+
+
+def test_one_worker_several_partitions_is_the_in_memory_forest(client):
+    X, y = _data()
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    dask_est = DaskRandomForestClassifier(n_estimators=3, random_state=1, client=client)
+    dask_est.fit(_placed(client, X, [worker] * 3), _placed(client, y, [worker] * 3))
+    local = RandomForestClassifier(n_estimators=3, random_state=1).fit(X, y)
+    np.testing.assert_array_equal(dask_est.predict_proba(X), local.predict_proba(X))
+
+
+def test_same_placement_same_forest_and_trees_split_by_rows(client):
+    X, y = _data(n=600)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, b]), _placed(client, y, [a, b, b])
+    first = DaskRandomForestClassifier(n_estimators=6, random_state=0, client=client).fit(Xd, yd)
+    second = DaskRandomForestClassifier(n_estimators=6, random_state=0, client=client).fit(Xd, yd)
+    np.testing.assert_array_equal(first.predict_proba(X), second.predict_proba(X))
+    assert len(first.estimators_) == 6
+    # worker a holds 200 rows, b 400: 2 and 4 trees, each tree's bins and bootstrap from its own worker's rows
+    grown_on = [e._bootstrap_draws for e in first.estimators_]
+    assert grown_on[:2] == [200, 200] and grown_on[2:] == [400] * 4
+    other = DaskRandomForestClassifier(n_estimators=6, random_state=1, client=client).fit(Xd, yd)
+    assert not np.array_equal(first.predict_proba(X), other.predict_proba(X))
+
+
+def test_data_stays_on_the_workers(client, cluster, monkeypatch):
+    X, y = _data(n=4000, d=8)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    gathered = []
+    gather = client.gather
+
+    def recording_gather(futures, *args, **kwargs):
+        result = gather(futures, *args, **kwargs)
+        gathered.append(pickle.dumps(result))
+        return result
+
+    monkeypatch.setattr(client, "gather", recording_gather)
+    before = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    est = DaskRandomForestClassifier(n_estimators=2, max_depth=3, random_state=0, client=client).fit(Xd, yd)
+    after = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    moved = sum(after.values()) - sum(before.values())
+    partition = X[:1000].nbytes
+    assert moved < partition / 4, f"{moved} bytes moved between workers; one partition of X is {partition}"
+    assert gathered and sum(map(len, gathered)) < X.nbytes / 4
+    assert len(est.estimators_) == 2
+
+
+def test_labels_on_some_partitions_only(client):
+    X, y = _data(n=300, n_classes=2)
+    y = np.where(np.arange(300) < 150, y, y + 2)  # classes 0, 1 on the first half, 2, 3 on the second
+    a, b = sorted(client.scheduler_info()["workers"])
+    est = DaskRandomForestClassifier(n_estimators=4, random_state=0, client=client)
+    est.fit(_placed(client, X, [a, b]), _placed(client, y, [a, b]))
+    np.testing.assert_array_equal(est.classes_, [0, 1, 2, 3])
+    assert all(e.tree_.values.shape[1] == 4 for e in est.estimators_)
+    proba = est.predict_proba(X)
+    assert proba.shape == (300, 4)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(est.predict(X[150:])) <= {2, 3} or (est.predict(X) == y).mean() > 0.5
+
+
+def test_string_labels_and_class_weight_from_global_counts(client):
+    X, y = _data(n=300)
+    labels = np.array(["no", "yes"])[y]
+    chunks = ((300,),)
+    params = dict(n_estimators=3, random_state=2, class_weight="balanced")
+    est = DaskRandomForestClassifier(**params, client=client).fit(da.from_array(X, chunks=chunks + ((5,),)),
+                                                                  da.from_array(labels, chunks=chunks))
+    local = RandomForestClassifier(**params).fit(X, labels)
+    np.testing.assert_array_equal(est.predict_proba(X), local.predict_proba(X))
+    np.testing.assert_array_equal(est.classes_, ["no", "yes"])
+
+
+def test_empty_and_unequal_partitions(client):
+    X, y = _data(n=200)
+    chunks = (0, 40, 0, 150, 10)
+    est = DaskRandomForestRegressor(n_estimators=5, random_state=0, client=client)
+    est.fit(da.from_array(X, chunks=(chunks, 5)), da.from_array(y.astype(float), chunks=(chunks,)))
+    assert len(est.estimators_) == 5
+    assert est.predict(X).shape == (200,)
+
+
+def test_lazy_predict_one_task_per_block(client):
+    X, y = _data()
+    est = DaskRandomForestClassifier(n_estimators=3, random_state=0, client=client)
+    est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    Xd = da.from_array(X, chunks=(50, 5))
+    pred, proba = est.predict(Xd), est.predict_proba(Xd)
+    assert isinstance(pred, da.Array) and pred.numblocks == (8,) and proba.numblocks == (8, 1)
+    np.testing.assert_array_equal(client.compute(pred).result(), est.predict(X))
+    np.testing.assert_array_equal(client.compute(proba).result(), est.predict_proba(X))
+
+
+def test_dask_dataframe_input(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(5)])
+    Xd = dd.from_pandas(frame, npartitions=1)
+    yd = dd.from_pandas(pd.Series(y, name="y"), npartitions=1)
+    est = DaskRandomForestClassifier(n_estimators=3, random_state=0, client=client).fit(Xd, yd)
+    local = RandomForestClassifier(n_estimators=3, random_state=0).fit(frame, y)
+    np.testing.assert_array_equal(est.feature_names_in_, local.feature_names_in_)
+    np.testing.assert_array_equal(est.predict_proba(frame), local.predict_proba(frame))
+    np.testing.assert_array_equal(client.compute(est.predict(Xd)).result(), local.predict(frame))
+
+
+def _scheduler_transitions(client):
+    return client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
+
+
+@pytest.mark.parametrize("params, X, y, error, match", [
+    (dict(oob_score=True), None, None, ValueError, "oob_score"),
+    (dict(warm_start=True), None, None, ValueError, "warm_start"),
+    (dict(n_estimators=0), None, None, ValueError, "n_estimators"),
+    (dict(bootstrap=False, max_samples=0.5), None, None, ValueError, "max_sample"),
+    ({}, np.zeros((10, 3)), None, TypeError, "dask array or a dask data frame"),
+    ({}, da.zeros((10, 3, 2), chunks=5), None, ValueError, "2D array"),
+    ({}, da.from_array(np.array([["a"] * 3] * 10)), None, ValueError, "numeric"),
+    ({}, None, da.zeros(9, chunks=5), ValueError, "inconsistent numbers of samples"),
+    ({}, None, da.zeros((10, 2), chunks=5), ValueError, "multi-output"),
+])
+def test_bad_input_raises_before_scheduling(client, params, X, y, error, match):
+    X = da.zeros((10, 3), chunks=5) if X is None else X
+    y = da.zeros(10, chunks=5) if y is None else y
+    before = _scheduler_transitions(client)
+    with pytest.raises(error, match=match):
+        DaskRandomForestClassifier(**params, client=client).fit(X, y)
+    assert _scheduler_transitions(client) == before
+
+
+def test_bad_values_raise_and_keep_the_previous_model(client):
+    X, y = _data()
+    est = DaskRandomForestClassifier(n_estimators=2, random_state=0, client=client)
+    est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    trees, proba = est.estimators_, est.predict_proba(X)
+    bad = X.copy()
+    bad[250, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        est.fit(da.from_array(bad, chunks=100), da.from_array(y, chunks=100))
+    with pytest.raises(ValueError, match="continuous"):
+        est.fit(da.from_array(X, chunks=100), da.from_array(X[:, 0].astype(float), chunks=100))
+    assert est.estimators_ is trees
+    np.testing.assert_array_equal(est.predict_proba(X), proba)
+
+
+def test_pickle_and_forestzoo_io(client):
+    X, y = _data()
+    est = DaskRandomForestClassifier(n_estimators=3, random_state=0, client=client)
+    est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    expected = est.predict_proba(X)
+    local = est.to_local()
+    assert "client" not in local.get_params()
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(local)).predict_proba(X), expected)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).predict_proba(X), expected)
+    buffer = io.BytesIO()
+    save(local, buffer)
+    np.testing.assert_array_equal(load(io.BytesIO(buffer.getvalue())).predict_proba(X), expected)
+    with pytest.raises(AttributeError, match="local to the rows"):
+        est.estimators_samples_
+
+
+def test_killed_worker_trees_are_grown_again_elsewhere():
+    """A worker process killed while it grows its trees: the group runs again elsewhere, and the forest is the same."""
+    X, y = _data(n=2000, d=6)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, **LOOPBACK) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        Xd, yd = client.persist([da.from_array(X, chunks=500), da.from_array(y, chunks=500)])
+        client.gather(futures_of([Xd, yd]))  # in memory: both fits pack the partitions where they are
+        reference = DaskRandomForestClassifier(n_estimators=5, random_state=0, client=client).fit(Xd, yd)
+        victim = client.who_has(futures_of(Xd)[:1]).popitem()[1][0]
+
+        def stall_growing(dask_worker):
+            import time
+
+            import forestzoo.dask as module
+            module._fit_group = lambda *args: time.sleep(30)  # killed long before
+
+        client.run(stall_growing, workers=[victim])
+        pid = client.run(os.getpid, workers=[victim])[victim]
+        killed = []
+
+        def kill_when_growing():
+            deadline = time.monotonic() + 30
+            while not killed and time.monotonic() < deadline:
+                growing = client.run_on_scheduler(lambda dask_scheduler: [
+                    ts.processing_on.address for ts in dask_scheduler.tasks.values()
+                    if ts.state == "processing" and str(ts.key).startswith("_fit_group")])
+                if victim in growing:
+                    time.sleep(0.2)  # inside the stalled task
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(victim)
+                time.sleep(0.05)
+
+        killer = threading.Thread(target=kill_when_growing)
+        killer.start()
+        est = DaskRandomForestClassifier(n_estimators=5, random_state=0, client=client).fit(Xd, yd)
+        killer.join()
+        assert killed, "the group's task was never seen running"
+        np.testing.assert_array_equal(est.predict_proba(X), reference.predict_proba(X))
