@@ -185,6 +185,16 @@ def _scan_groups(keys, order, m, pre, suf, w, start, total, min_samples_leaf, mi
     return best, best_pos
 
 
+@njit(inline="always")
+def _draw_feature(state, feats, j):
+    """Swap a feature drawn uniformly from ``feats[j:]`` into ``feats[j]``: ``(new_state, feature)``."""
+    state, r = mix_randint(state, feats.shape[0] - j)
+    f = feats[j + r]
+    feats[j + r] = feats[j]
+    feats[j] = f
+    return state, f
+
+
 @njit
 def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_samples_leaf, min_weight_leaf,
                    max_features, feats, rng, ranks, inv, sorted_y, keys, fw, fwy, pre, suf, go_left, rec, n_evals):
@@ -221,11 +231,7 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
     for j in range(n_features):
         if n_valid >= max_features:
             break
-        state, r = mix_randint(state, n_features - j)
-        r += j
-        f = feats[r]
-        feats[r] = feats[j]
-        feats[j] = f
+        state, f = _draw_feature(state, feats, j)
         n_evals[0] += n
         lo = np.inf
         hi = -np.inf
