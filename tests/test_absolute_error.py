@@ -170,13 +170,34 @@ def test_forests_fit_predict_deterministic_and_pickle(Forest):
     assert_allclose(a.feature_importances_.sum(), 1.0)
 
 
-@pytest.mark.parametrize("Estimator, splitter", [(DecisionTreeRegressor, "exact"), (DecisionTreeRegressor, "hist"),
-                                                 (ExtraTreesRegressor, "random")])
-def test_missing_values_refused(Estimator, splitter):
-    X, y, _ = _data(n=20, seed=9)
-    X[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        Estimator(criterion="absolute_error", splitter=splitter).fit(X, y)
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+def test_missing_values_go_to_the_best_side(splitter):
+    X, y, w = _data(n=40, n_features=2, seed=9)
+    X[::4, 0] = np.nan
+    X[1::5, 1] = np.nan
+    model = DecisionTreeRegressor(criterion="absolute_error", splitter=splitter, max_depth=3).fit(X, y, sample_weight=w)
+    tree, reach = model.tree_, _node_rows(model, X)
+
+    def cost(left, rows):
+        return _abs_error(y[rows & left], w[rows & left]) + _abs_error(y[rows & ~left], w[rows & ~left])
+
+    for k in np.flatnonzero(tree.children_left >= 0):
+        rows = reach[:, k]
+        best = np.inf
+        for f in range(X.shape[1]):
+            nan = np.isnan(X[:, f])
+            values = np.unique(X[rows & ~nan, f])
+            for thr in np.append(0.5 * (values[:-1] + values[1:]), np.inf):
+                left = ~nan & (X[:, f] <= thr)
+                for side in (left, left | nan):
+                    if 0 < (rows & side).sum() < rows.sum():
+                        best = min(best, cost(side, rows))
+        f = tree.feature[k]
+        nan = np.isnan(X[:, f])
+        left = (~nan & (X[:, f] <= tree.threshold[k])) | (nan & bool(tree.missing_go_to_left[k]))
+        assert cost(left, rows) <= best + 1e-9
+    assert_array_equal(model.apply(X), model.apply(X.copy()))
+    ExtraTreesRegressor(n_estimators=2, criterion="absolute_error", random_state=0).fit(X, y).predict(X)
 
 
 def test_unsupported_combinations_refused():

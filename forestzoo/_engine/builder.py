@@ -11,7 +11,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .binning import MISSING_BIN, compute_bin_edges, bin_data
+from .binning import compute_bin_edges, bin_data
 from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
 from .grower import (
@@ -211,28 +211,13 @@ class TreeParams:
         return self.min_weight_fraction_leaf * weights.sum()
 
 
-def _has_missing(data):
-    """Whether the training matrix of ``data`` holds a NaN (computed once per :class:`TrainingData`)."""
-    found = getattr(data, "_has_missing", None)
-    if found is None:
-        if data.splitter == HIST:
-            found = bool((data.Xb == MISSING_BIN).any())
-        else:
-            found = bool(np.isnan(data.Xf[0] if isinstance(data.Xf, tuple) else data.Xf).any())
-        data._has_missing = found
-    return found
-
-
 def _check_absolute_error(data, params):
-    """Refuse what the absolute-error search does not support: NaN, monotonic constraints, the SDT splitter."""
+    """Refuse what the absolute-error search does not support: monotonic constraints, the SDT splitter."""
     if data.splitter == STOCHASTIC:
         raise ValueError('criterion="absolute_error" is not supported with splitter="stochastic"; use "exact", '
                          '"random" or "hist".')
     if params.monotonic_cst is not None:
         raise ValueError('Monotonicity constraints are not supported with criterion="absolute_error".')
-    if _has_missing(data):
-        raise ValueError('Input X contains NaN. criterion="absolute_error" does not support missing values; '
-                         'impute them (sklearn.impute) or use criterion="squared_error".')
 
 
 def grow(data, target, weights, params, seed, *, node_model=None, workspace=None, return_leaves=False,

@@ -268,8 +268,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     (the half Poisson deviance, for counts and frequencies: ``y >= 0`` with a
     positive sum; a split must leave both children a positive sum) or
     "absolute_error" (the mean absolute deviation from the weighted median;
-    leaves predict that median; ``X`` without NaN, no ``monotonic_cst``, and
-    not with ``splitter="stochastic"``).
+    leaves predict that median; no ``monotonic_cst``, and not with
+    ``splitter="stochastic"``).
     ``"friedman_mse"`` maps to "squared_error" with a ``FutureWarning``, as in
     scikit-learn 1.9.  Leaves predict the weighted mean of their targets
     (the median for "absolute_error"); ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in

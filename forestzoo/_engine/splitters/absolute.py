@@ -25,13 +25,14 @@ node's rows themselves:
 
 The statistics vector ``total`` of the node is the squared-error one (rows,
 weights, ...): it is read for ``min_samples_leaf`` / ``min_weight_leaf``
-only.  Missing values are not supported (the estimators refuse them), and
-neither are monotonic constraints.
+only.  A NaN value (missing) is tried on both sides of every candidate, as
+the other criteria's searches do; monotonic constraints are not supported.
 """
 
 import numpy as np
 
 from ..._jit import njit
+from ..binning import MISSING_BIN
 from ..data import value
 from ..rng import mix_randint, mix_uniform
 from . import EXACT, HIST
@@ -160,29 +161,54 @@ def _two_side_errors(go_left, inv, sorted_y, w, start, n, w_left, w_right):
 
 
 @njit
-def _scan_groups(keys, order, m, pre, suf, w, start, total, min_samples_leaf, min_weight_leaf, tol):
-    """Best boundary between groups of equal ``keys`` (sorted, length ``m``): ``(cost, last left position)``.
+def _scan_groups(groups, m, last, order, offset, w_left, pre, suf, w, start, total, min_samples_leaf,
+                 min_weight_leaf, tol):
+    """Best boundary after a position ``p < last`` between groups of equal ``groups`` (sorted values, ``m``).
 
-    A later boundary must beat the best by more than ``tol`` (:func:`split_absolute`).
+    The values' rows are ``order[offset:offset + m]``; the ``offset`` rows
+    before them (NaN rows sent left) and their weight ``w_left`` are on the
+    left of every candidate.  ``p = m - 1`` (with ``last = m``) puts every
+    value left.  Returns ``(cost, p)``; ``p = -1`` when no candidate is
+    feasible.  A later boundary must beat the best by more than ``tol``
+    (:func:`split_absolute`).
     """
     best = np.inf
     best_pos = -1
-    w_left = 0.0
-    for p in range(m - 1):
-        w_left += w[start + order[p]]
-        if keys[p + 1] <= keys[p]:
+    for p in range(last):
+        w_left += w[start + order[offset + p]]
+        if p + 1 < m and groups[p + 1] <= groups[p]:
             continue
-        n_left = p + 1
+        n_left = offset + p + 1
         n_right = total[0] - n_left
         w_right = total[1] - w_left
         if (n_left < min_samples_leaf or n_right < min_samples_leaf or w_left <= 0.0 or w_right <= 0.0
                 or w_left < min_weight_leaf or w_right < min_weight_leaf):
             continue
-        c = pre[p] + suf[p + 1]
+        c = pre[offset + p] + suf[offset + p + 1]
         if c < best - tol:
             best = c
             best_pos = p
     return best, best_pos
+
+
+@njit
+def _random_cost(keys, thr, nan_left, go_left, inv, sorted_y, w, start, n, total, min_samples_leaf,
+                 min_weight_leaf):
+    """Cost of the threshold ``thr`` (NaN rows, keyed +inf, left when ``nan_left``); ``(cost, n_left)``."""
+    n_left = 0
+    w_left = 0.0
+    for k in range(n):
+        v = keys[k]
+        g = (v <= thr and v < np.inf) or (nan_left and v == np.inf)
+        go_left[k] = g
+        n_left += g
+        w_left += w[start + k] if g else 0.0
+    n_right = n - n_left
+    w_right = total[1] - w_left
+    if (n_left < min_samples_leaf or n_right < min_samples_leaf or w_left <= 0.0 or w_right <= 0.0
+            or w_left < min_weight_leaf or w_right < min_weight_leaf):
+        return np.inf, n_left
+    return _two_side_errors(go_left, inv, sorted_y, w, start, n, w_left, w_right), n_left
 
 
 @njit(inline="always")
@@ -214,7 +240,10 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
       trees").
 
     The values of a feature in the node are read through ``idx`` from ``Xf``
-    (a layout of :mod:`..data`) or ``Xb``.  ``n_evals[0]`` grows by the
+    (a layout of :mod:`..data`) or ``Xb``.  Rows whose value is NaN (the
+    missing bin) are tried on the right and on the left of every candidate,
+    and alone against the others; with none, ``missing_left`` records the
+    larger side.  ``n_evals[0]`` grows by the
     (row, feature) pairs read.
     """
     n = end - start
@@ -233,41 +262,53 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
             break
         state, f = _draw_feature(state, feats, j)
         n_evals[0] += n
+        # the feature's values in node order; a NaN (or the missing bin) is keyed +inf, so it sorts last
         lo = np.inf
         hi = -np.inf
+        n_nan = 0
+        w_nan = 0.0
         for k in range(n):
-            v = float(Xb[f, idx[start + k]]) if kernel == HIST else float(value(Xf, f, idx[start + k]))
-            keys[k] = v
-            lo = min(lo, v)
-            hi = max(hi, v)
-        if kernel == HIST:
-            if hi <= lo:
-                continue
-        elif same_value(lo, hi):
+            if kernel == HIST:
+                code = Xb[f, idx[start + k]]
+                v = np.nan if code == MISSING_BIN else float(code)
+            else:
+                v = float(value(Xf, f, idx[start + k]))
+            if v != v:
+                keys[k] = np.inf
+                n_nan += 1
+                w_nan += w[start + k]
+            else:
+                keys[k] = v
+                lo = min(lo, v)
+                hi = max(hi, v)
+        m = n - n_nan
+        if m == 0:
+            continue
+        constant = hi <= lo if kernel == HIST else same_value(lo, hi)
+        if constant and n_nan == 0:
             continue
         n_valid += 1
-        if kernel != HIST and kernel != EXACT:  # random threshold
-            state, u = mix_uniform(state)
-            thr = lo + u * (hi - lo)
-            if thr >= hi:
-                thr = lo
-            n_left = 0
-            w_left = 0.0
-            for k in range(n):
-                g = keys[k] <= thr
-                go_left[k] = g
-                n_left += g
-                w_left += w[start + k] if g else 0.0
-            n_right = n - n_left
-            w_right = total[1] - w_left
-            if (n_left < min_samples_leaf or n_right < min_samples_leaf or w_left <= 0.0 or w_right <= 0.0
-                    or w_left < min_weight_leaf or w_right < min_weight_leaf):
-                continue
-            c = _two_side_errors(go_left, inv, sorted_y, w, start, n, w_left, w_right)
+        if kernel != HIST and kernel != EXACT:  # random threshold; NaN rows go to the cheaper side
+            if constant:
+                thr = np.inf  # the only split: values vs NaN
+            else:
+                state, u = mix_uniform(state)
+                thr = lo + u * (hi - lo)
+                if thr >= hi:
+                    thr = lo
+            c, n_left = _random_cost(keys, thr, False, go_left, inv, sorted_y, w, start, n, total,
+                                     min_samples_leaf, min_weight_leaf)
+            ml = 1.0 if n_nan == 0 and n_left > n - n_left else 0.0
+            if n_nan > 0 and thr < np.inf:
+                c2, _ = _random_cost(keys, thr, True, go_left, inv, sorted_y, w, start, n, total,
+                                     min_samples_leaf, min_weight_leaf)
+                if c2 < c - tol:
+                    c = c2
+                    ml = 1.0
             if c < rec[REC_COST] - tol:
                 rec[REC_COST] = c
                 rec[REC_FEATURE] = f
-                rec[REC_MISSING_LEFT] = 1.0 if n_left > n_right else 0.0
+                rec[REC_MISSING_LEFT] = ml
                 rec[REC_BIN] = -1.0
                 rec[REC_THRESHOLD] = thr
             continue
@@ -277,17 +318,33 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
         if kernel == EXACT:
             # scikit-learn's rule (see split_exact): a value within FEATURE_THRESHOLD of the one before it
             # joins its group, so no threshold falls between them
-            for p in range(1, n):
+            for p in range(1, m):
                 if same_value(vals[p - 1], vals[p]):
                     groups[p] = groups[p - 1]
+        # NaN rows right (and, with NaN rows, every value left of them), then NaN rows left
         prefix_errors(order, n, ranks, sorted_y, w, yr, start, n, fw, fwy, pre, False)
         prefix_errors(order, n, ranks, sorted_y, w, yr, start, n, fw, fwy, suf, True)
-        c, pos = _scan_groups(groups, order, n, pre, suf, w, start, total, min_samples_leaf, min_weight_leaf, tol)
+        c, pos = _scan_groups(groups, m, m if n_nan > 0 else m - 1, order, 0, 0.0, pre, suf, w, start, total,
+                              min_samples_leaf, min_weight_leaf, tol)
+        ml = 1.0 if n_nan == 0 and pos + 1 > n - pos - 1 else 0.0
+        if n_nan > 0 and m > 1:
+            order_l = np.concatenate((order[m:], order[:m]))
+            prefix_errors(order_l, n, ranks, sorted_y, w, yr, start, n, fw, fwy, pre, False)
+            prefix_errors(order_l, n, ranks, sorted_y, w, yr, start, n, fw, fwy, suf, True)
+            c2, pos2 = _scan_groups(groups, m, m - 1, order_l, n_nan, w_nan, pre, suf, w, start, total,
+                                    min_samples_leaf, min_weight_leaf, tol)
+            if pos2 >= 0 and c2 < c - tol:
+                c = c2
+                pos = pos2
+                ml = 1.0
         if pos >= 0 and c < rec[REC_COST] - tol:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
-            rec[REC_MISSING_LEFT] = 1.0 if pos + 1 > n - pos - 1 else 0.0
-            if kernel == HIST:
+            rec[REC_MISSING_LEFT] = ml
+            if pos == m - 1:  # every value left, NaN rows right
+                rec[REC_BIN] = MISSING_BIN - 1 if kernel == HIST else -1.0
+                rec[REC_THRESHOLD] = np.inf
+            elif kernel == HIST:
                 b = int(vals[pos])
                 rec[REC_BIN] = b
                 rec[REC_THRESHOLD] = edges[f, b]
