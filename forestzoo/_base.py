@@ -54,7 +54,7 @@ TREE_PARAMETER_CONSTRAINTS = {
     "sdt_n0": [Interval(Integral, 1, None, closed="left")],
 }
 CLASSIFICATION_CRITERIA = {"gini", "entropy", "log_loss"}
-REGRESSION_CRITERIA = {"squared_error", "friedman_mse", "poisson"}
+REGRESSION_CRITERIA = {"squared_error", "friedman_mse", "poisson", "absolute_error"}
 
 #: The stochastic splitter's estimator parameters, in the engine's order (C, alpha, min_features_fraction, N_0).
 SDT_PARAMS = ("sdt_C", "sdt_alpha", "sdt_min_features_fraction", "sdt_n0")

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .binning import compute_bin_edges, bin_data
-from .criteria import CRITERIA, SQUARED_ERROR
+from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
 from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
@@ -21,7 +21,7 @@ from .grower import (
 from .node_model import registered
 from .prune import prune_tree
 from .rng import make_state
-from .splitters import HIST, SPLITTERS
+from .splitters import HIST, SPLITTERS, STOCHASTIC
 from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
@@ -211,6 +211,15 @@ class TreeParams:
         return self.min_weight_fraction_leaf * weights.sum()
 
 
+def _check_absolute_error(data, params):
+    """Refuse what the absolute-error search does not support: monotonic constraints, the SDT splitter."""
+    if data.splitter == STOCHASTIC:
+        raise ValueError('criterion="absolute_error" is not supported with splitter="stochastic"; use "exact", '
+                         '"random" or "hist".')
+    if params.monotonic_cst is not None:
+        raise ValueError('Monotonicity constraints are not supported with criterion="absolute_error".')
+
+
 def grow(data, target, weights, params, seed, *, node_model=None, workspace=None, return_leaves=False,
          hist_threads=1):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
@@ -238,6 +247,9 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     if params.ccp_alpha > 0 and return_leaves:
         raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
     crit = CRITERIA[params.criterion]
+    absolute_error = crit == ABSOLUTE_ERROR
+    if absolute_error:
+        _check_absolute_error(data, params)
     n_values = target.n_values
     weights = weights.astype(np.float64, copy=False)
     # unsigned: numba then skips the negative-index test on every gather X[f, idx[p]]
@@ -246,7 +258,8 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
         raise ValueError("No training row has a positive weight: a tree needs at least one.")
     n_stats = 4 if crit >= SQUARED_ERROR else 2 + n_values
     slot_bytes = data.n_features * 256 * n_stats * 8
-    pool_slots = int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
+    # absolute error searches the rows themselves: no histograms to keep
+    pool_slots = 0 if absolute_error else int(min(32, max(2, _POOL_BYTES // max(slot_bytes, 1))))
     n_evals = np.zeros(1, np.int64)
     sdt = np.asarray(params.sdt, dtype=np.float64)
     n_candidates = data.n_features if params.max_features is None else min(params.max_features, data.n_features)
@@ -267,7 +280,7 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     min_impurity_decrease = float(params.min_impurity_decrease)
 
     def run(handle):
-        return grower_for(data.splitter)(
+        return grower_for(data.splitter, absolute_error)(
             data.Xb, data.Xf, data.n_bins, data.edges, target.yk, target.yr, weights, idx, n_values, crit,
             data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,

@@ -8,6 +8,10 @@ vector ``s`` of length ``n_stats``:
 * regression: ``s[2] = sum w*y`` and ``s[3] = sum w*q(y)`` (``n_stats = 4``), with
   ``q(y) = y**2`` for squared error and ``q(y) = y log y`` (0 at 0) for Poisson.
 
+Absolute error has no such vector (a median needs the rows): its nodes
+carry the squared-error statistics and :mod:`.splitters.absolute` computes
+their impurities, values and split costs from the rows.
+
 Kernels work with ``W * impurity`` (the impurity times the node weight),
 because a split's cost is the sum of that quantity over its two children
 (Breiman et al. 1984, the weighted impurity decrease).  Each function takes
@@ -23,12 +27,15 @@ GINI = 0
 ENTROPY = 1
 SQUARED_ERROR = 2
 POISSON = 3
+#: Absolute error (medians): searched by its own kernel (:mod:`.splitters.absolute`) in a grower of its
+#: own; the statistics vectors of its nodes are the squared-error ones (rows and weights are what it reads).
+ABSOLUTE_ERROR = 4
 
 #: Codes of the criteria; the regression ones are those ``>= SQUARED_ERROR`` (:func:`is_regression`).
 #: ``friedman_mse`` is squared error: Friedman's improvement (Friedman 2001, "Greedy function
 #: approximation", eq. 35) ranks splits as the decrease of squared error does.
 CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "squared_error": SQUARED_ERROR,
-            "friedman_mse": SQUARED_ERROR, "poisson": POISSON}
+            "friedman_mse": SQUARED_ERROR, "poisson": POISSON, "absolute_error": ABSOLUTE_ERROR}
 
 _LOG2 = np.log(2.0)
 

@@ -39,6 +39,7 @@ from .node_model import (
 )
 from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
+from .splitters.absolute import rank_node, split_absolute
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample,
     is_perfect_split, mono_of, mono_stat, reset_record,
@@ -356,23 +357,26 @@ _GROWERS = {}
 _GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
 
-def grower_for(splitter):
+def grower_for(splitter, absolute_error=False):
     """The compiled tree grower that runs the split kernel ``splitter`` (a code of :mod:`.splitters`).
 
-    The grower is compiled by :func:`_make_grower` for the constant ``ONLY =
-    splitter``, on first use, and cached on disk: Numba keys a closure's
-    cache entry on the values it captures, here one integer.
+    The grower is compiled by :func:`_make_grower` for the constants ``ONLY =
+    splitter`` and ``AE = absolute_error``, on first use, and cached on disk:
+    Numba keys a closure's cache entry on the values it captures, here two
+    integers.  ``absolute_error`` gives the grower of the absolute-error
+    criterion (:mod:`.splitters.absolute`), a specialisation of its own so
+    that the growers of the other criteria compile none of it.
     """
-    key = int(splitter)
+    key = (int(splitter), int(bool(absolute_error)))
     grower = _GROWERS.get(key)
     if grower is None:
-        if key not in _GROWER_NAMES:
-            raise ValueError(f"Unknown split kernel code {key}.")
-        grower = _GROWERS[key] = _make_grower(key)
+        if key[0] not in _GROWER_NAMES:
+            raise ValueError(f"Unknown split kernel code {key[0]}.")
+        grower = _GROWERS[key] = _make_grower(*key)
     return grower
 
 
-def _make_grower(ONLY):
+def _make_grower(ONLY, AE=0):
     """The tree grower for the closure constant ``ONLY`` (the code of the one kernel it runs).
 
     Every choice of a kernel is written as a test on ``ONLY`` (``ONLY ==
@@ -384,6 +388,13 @@ def _make_grower(ONLY):
     kernels that are compiled functions of their own (not inlined) receive the
     criterion as a run-time argument: a constant would make Numba compile
     each kernel once per criterion.
+
+    ``AE == 1`` gives the absolute-error grower: every node is ranked by
+    target (:func:`.splitters.absolute.rank_node`), its value is the
+    weighted median and its impurity the mean absolute deviation from it,
+    and the split search is :func:`.splitters.absolute.split_absolute` for
+    the hist, exact and random kernels.  Its nodes carry squared-error
+    statistics.  The tests on ``AE`` are pruned like those on ``ONLY``.
     """
 
     def grow_tree(
@@ -455,6 +466,8 @@ def _make_grower(ONLY):
             clipped into its bounds.  ``mono[:2]`` is overwritten with the bounds
             of the node being searched.
         """
+        if AE == 1:
+            criterion = SQUARED_ERROR  # the statistics vectors the nodes carry (rows and weights are read)
         # which kernel runs (run-time flags for the buffers; the kernel calls themselves are chosen by
         # tests on the constant ONLY, which Numba prunes, inside find_split and _partition)
         is_hist = splitter == HIST
@@ -542,6 +555,16 @@ def _make_grower(ONLY):
         fr_bounds_own = np.empty((fcap, 2))  # the frontier nodes' monotonic bounds
         n_front = 0
         constrained = mono.shape[0] > 0
+        if AE == 1:  # the absolute-error search's buffers (node offsets, ranks, Fenwick trees, errors)
+            ae_ranks = np.empty(n_rows, np.int64)
+            ae_inv = np.empty(n_rows, np.int64)
+            ae_sorted = np.empty(n_rows)
+            ae_keys = np.empty(n_rows)
+            ae_fw = np.empty(n_rows + 1)
+            ae_fwy = np.empty(n_rows + 1)
+            ae_pre = np.empty(n_rows)
+            ae_suf = np.empty(n_rows)
+            ae_left = np.empty(n_rows, np.bool_)
 
         # pending node creations: (start, end, depth, parent, is_left, slot, ready, axis_only)
         pend = np.empty((2, 8), np.int64)
@@ -644,7 +667,10 @@ def _make_grower(ONLY):
                 else:
                     _node_totals(idx, start, end, w, yk, yr, criterion, tot)
                     root_weight = tot[1]
-                wimp = weighted_impurity(tot, tot, 0.0, criterion)
+                if AE == 1:
+                    wimp, ae_median = rank_node(yr, w, start, end, ae_ranks, ae_inv, ae_sorted)
+                else:
+                    wimp = weighted_impurity(tot, tot, 0.0, criterion)
                 table[node, COL_LEFT] = -1
                 table[node, COL_RIGHT] = -1
                 table[node, COL_FEATURE] = -1
@@ -656,7 +682,10 @@ def _make_grower(ONLY):
                 table[node, COL_IMPURITY] = wimp / tot[1]
                 table[node, COL_IMPROVEMENT] = 0.0
                 table[node, COL_OBLIQUE] = -1
-                node_value(tot, criterion, values[node])
+                if AE == 1:
+                    values[node, 0] = ae_median
+                else:
+                    node_value(tot, criterion, values[node])
                 if constrained:
                     mono[0] = pend_bounds[q, 0]
                     mono[1] = pend_bounds[q, 1]
@@ -702,7 +731,12 @@ def _make_grower(ONLY):
                         # the kernels that search the whole node at once are called here, not in
                         # find_split: a call under a pruned test on ONLY is dropped before Numba
                         # inlines split_random, so only the grower that runs it pays its inlining
-                        if ONLY == RANDOM:
+                        if AE == 1:
+                            reset_record(rec)
+                            split_absolute(ONLY, Xb, Xc, edges, idx, start, end, w, yr, tot, min_samples_leaf,
+                                           min_weight_leaf, max_features, feats, rng, ae_ranks, ae_inv, ae_sorted,
+                                           ae_keys, ae_fw, ae_fwy, ae_pre, ae_suf, ae_left, rec, n_evals)
+                        elif ONLY == RANDOM:
                             reset_record(rec)
                             split_random(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
                                          criterion, max_features, feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals,
@@ -893,5 +927,5 @@ def _make_grower(ONLY):
     # Each grower gets its own qualified name: Numba names a compiled function's environment after
     # its qualified name and a per-process counter, so two closures of one name, compiled in other
     # processes and both loaded from the disk cache into one process, could share an environment.
-    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}"
+    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}" + ("_absolute_error" if AE else "")
     return njit(grow_tree)

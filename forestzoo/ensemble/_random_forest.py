@@ -72,9 +72,10 @@ def _doc(crit, splitter, max_features, bootstrap):
 
 
 _CLF_CRIT = '{"gini", "entropy", "log_loss"}, default="gini"'
-_REG_CRIT = ('{"squared_error", "poisson"}, default="squared_error"\n'
-             '        "poisson": the half Poisson deviance (``y >= 0``, positive sum); "friedman_mse" maps to\n'
-             '        "squared_error" with a ``FutureWarning``, as in scikit-learn 1.9.')
+_REG_CRIT = ('{"squared_error", "absolute_error", "poisson"}, default="squared_error"\n'
+             '        "poisson": the half Poisson deviance (``y >= 0``, positive sum); "absolute_error": the mean\n'
+             '        absolute deviation from the weighted median, which the leaves predict (no ``monotonic_cst``);\n'
+             '        "friedman_mse" maps to "squared_error" with a ``FutureWarning``, as in scikit-learn 1.9.')
 _CLASS_WEIGHT_DOC = """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
         "balanced_subsample" recomputes the balanced weights on every bootstrap sample.
 """

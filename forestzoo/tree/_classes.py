@@ -263,12 +263,15 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Parameters are those of :class:`DecisionTreeClassifier` without
     ``class_weight`` (``splitter="stochastic"`` and the ``sdt_*`` parameters
-    included); ``criterion`` is "squared_error" (the default) or "poisson"
+    included); ``criterion`` is "squared_error" (the default), "poisson"
     (the half Poisson deviance, for counts and frequencies: ``y >= 0`` with a
-    positive sum; a split must leave both children a positive sum).
+    positive sum; a split must leave both children a positive sum) or
+    "absolute_error" (the mean absolute deviation from the weighted median;
+    leaves predict that median; no ``monotonic_cst``, and not with
+    ``splitter="stochastic"``).
     ``"friedman_mse"`` maps to "squared_error" with a ``FutureWarning``, as in
-    scikit-learn 1.9.  Leaves predict the weighted mean of their targets;
-    ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
+    scikit-learn 1.9.  Leaves predict the weighted mean of their targets
+    (the median for "absolute_error"); ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
     :class:`DecisionTreeClassifier`.
 
     Examples
