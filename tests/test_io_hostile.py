@@ -247,12 +247,43 @@ def test_online_forest_rules(runner, files, attribute, edit):
     refused(runner, put_array(members, name, a, header), attribute)
 
 
-def test_online_forest_more_trees_than_n_estimators(runner, files):
+def test_online_forest_may_differ_from_n_estimators_after_set_params(tmp_path):
+    # set_params between batches reshapes the forest at the next partial_fit; a model saved in between loads
+    orf = forestzoo.OnlineRandomForestClassifier(n_estimators=2, n_tests=4, min_samples_split=5, random_state=0)
+    orf.fit(X, Y).set_params(n_estimators=5, drift="oob")
+    buf = io.BytesIO()
+    save(orf, buf)
+    loaded = load(io.BytesIO(buf.getvalue()))
+    np.testing.assert_array_equal(loaded.predict_proba(X), orf.predict_proba(X))
+    loaded.partial_fit(X, Y)
+    assert loaded.forest_.dstate.shape[0] == 5 and not loaded.forest_.paired
+
+
+@pytest.mark.parametrize("attribute, edit, match", [
+    ("dstate", lambda a: a.__setitem__((0, 0), 7), "voting tree p"),
+    ("dstate", lambda a: a.__setitem__((1, 1), 3), "background"),
+    ("dstate", lambda a: a.__setitem__((0, 2), -4), "counters"),
+    ("detect", lambda a: a.__setitem__((0, 1, 4), 40.0), "levels used"),
+    ("detect", lambda a: a.__setitem__((1, 0, 5), 9.0), "buckets"),
+    ("detect", lambda a: a.__setitem__((0, 0, 0), a[0, 0, 0] + 1), "width"),
+    ("detect", lambda a: a.__setitem__((0, 0, 1), np.nan), "finite"),
+])
+def test_online_forest_drift_state_rules(runner, files, attribute, edit, match):
     graph, members = graph_and_members(files["online"])
-    root = dict(zip(graph["state"]["k"], graph["state"]["v"]))
-    graph["state"]["v"][graph["state"]["k"].index("n_estimators")] = root["n_estimators"] + 3
-    members["model.json"] = json.dumps(graph).encode()
-    refused(runner, mut.seal(members, ["model.json"]), "n_estimators")
+    forest = next(n for n in _walk(graph) if n.get("t") == "object" and n["class"].endswith(":OnlineForest"))
+    name = dict(zip(forest["state"]["k"], forest["state"]["v"]))[attribute]["m"]
+    a, header = array_member(members, name)
+    edit(a)
+    refused(runner, put_array(members, name, a, header), match)
+
+
+def test_online_forest_trees_must_match_its_drift_rows(runner, files):
+    graph, members = graph_and_members(files["online"])
+    forest = next(n for n in _walk(graph) if n.get("t") == "object" and n["class"].endswith(":OnlineForest"))
+    name = dict(zip(forest["state"]["k"], forest["state"]["v"]))["dstate"]["m"]
+    a, header = array_member(members, name)
+    refused(runner, put_array(members, name, np.concatenate([a, a[:1]]), header),
+            "dstate")
 
 
 # ---------------------------------------------------------------------------------------------

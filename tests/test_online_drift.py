@@ -161,6 +161,8 @@ def test_drift_mode_can_be_switched_between_calls():
     for drift in ("adwin", "oob", None, "adwin"):
         m.set_params(drift=drift).partial_fit(X[500:800], y[500:800])
         assert m.forest_.paired == (drift == "adwin") and len(m.estimators_) == 3
+        if drift == "oob":  # out-of-bag sums of this batch only, not the ADWIN windows the detectors held before
+            assert m.forest_.detect[:, 0, 0].max() <= 300
     assert m.n_samples_seen_ == 1700
 
 

@@ -27,7 +27,8 @@ they are for:
   :func:`sdt_keep_best` and :func:`sort_pairs`;
 * **fitted trees and the predictor** -- :class:`Tree` (and the
   prediction-only :class:`LeafValueTree` and :class:`PredictionTree`), the
-  node record :data:`NODE_DTYPE` with :data:`TREE_LEAF` marking a leaf, and
+  node record :data:`NODE_DTYPE` with :data:`TREE_LEAF` marking a leaf, the
+  compact prediction record :data:`COMPACT_DTYPE`, and
   the compiled predictor kernels :func:`apply_compact`,
   :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
   :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
@@ -65,7 +66,7 @@ from .splitters._common import add_sample, scan_sorted
 from .splitters._common import evaluate as evaluate_split
 from .splitters.stochastic import sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature, sort_pairs
 from .tree import (
-    NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
+    COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
     accumulate_tree, apply_compact, dense_row_blocks,
 )
 from .tree import _oblique_side as oblique_side
@@ -83,7 +84,7 @@ __all__ = [
     "add_sample", "evaluate_split", "scan_sorted", "weighted_impurity",
     "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature", "sort_pairs",
     # fitted trees and the predictor
-    "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "TREE_LEAF",
+    "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",
     "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",
     "oblique_side",
     # edits

@@ -54,7 +54,7 @@ MAX_DEPTH = 200
 def _known_structured(dt):
     """The library's own structured dtype equal to ``dt`` in names, formats (either byte order), offsets and
     size; None for any other layout, which is refused rather than handed to compiled code."""
-    from .._engine.tree import COMPACT_DTYPE, NODE_DTYPE
+    from .._engine.api import COMPACT_DTYPE, NODE_DTYPE
     from ..tree._haar import FILTER_DTYPE
 
     for known in (NODE_DTYPE, COMPACT_DTYPE, FILTER_DTYPE):

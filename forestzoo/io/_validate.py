@@ -25,7 +25,7 @@ import functools
 
 import numpy as np
 
-from .._engine.tree import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
+from .._engine.api import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
 from ._container import ModelFormatError
 
 
@@ -219,7 +219,13 @@ def check_online(forest, owner, where):
     pool rows: ``nodes[t, :n]`` is a valid node table, leaves have a slot in
     ``[0, m)`` and internal nodes -1, parents are in range, candidate features
     in ``[0, n_features_in_)``; all shapes agree with the estimator's
-    classes, criterion and ``n_estimators``.
+    classes and criterion.  The forest has one drift row per voting tree
+    and one physical tree per voting tree, or two when it is paired with
+    background trees; each voting tree is one of its pair, and a paired
+    forest's ADWIN detectors are ones the kernel could have left.  The
+    number of voting trees may differ from ``n_estimators``: a
+    ``set_params`` before saving reshapes the forest at the next
+    ``partial_fit``.
     """
     from ..online._classes import _CRITERIA, BaseOnlineForest
 
@@ -246,8 +252,9 @@ def check_online(forest, owner, where):
     f64, i64 = np.dtype(np.float64), np.dtype(np.int64)
     nodes = _array(a["nodes"], f"{where}.nodes", NODE_DTYPE, 2)
     T, cap = nodes.shape
-    if T != owner.__dict__.get("n_estimators") or cap < 3:
-        _fail(f"{where}.nodes", "must have n_estimators rows and a capacity of at least 3 nodes")
+    if cap < 3:
+        _fail(f"{where}.nodes", "must have a capacity of at least 3 nodes")
+    _check_drift_state(forest, T, where)
     tfeat = _array(a["tfeat"], f"{where}.tfeat", i64, 3)
     scap, n_tests = tfeat.shape[1:]
     rng = a["rng"]
@@ -302,6 +309,35 @@ def check_online(forest, owner, where):
         p = parent[t, :n]
         if p[0] != -1 or np.any(p[1:] < 0) or np.any(p[1:] >= np.arange(1, n)):
             _fail(f"{where}.parent_of[{t}]", "the root has -1, every other node an earlier row")
+
+
+def _check_drift_state(forest, n_phys, where):
+    """``dstate`` and ``detect`` of an online forest of ``n_phys`` physical trees (see :func:`check_online`)."""
+    from ..online._adwin import ADWIN_SIZE, detector_problem
+    from ..online._kernels import BG_ON, FG, LAST_DRIFT, N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS
+
+    dstate = _array(getattr(forest, "dstate", None), f"{where}.dstate", np.dtype(np.int64), 2)
+    V = dstate.shape[0]
+    if V < 1 or dstate.shape[1] != N_DSTATE or n_phys not in (V, 2 * V):
+        _fail(f"{where}.dstate", f"must have shape (n_voting >= 1, {N_DSTATE}) with n_voting or 2 * n_voting trees")
+    detect = _array(getattr(forest, "detect", None), f"{where}.detect", np.dtype(np.float64), 3)
+    if detect.shape != (V, 2, ADWIN_SIZE) or not np.all(np.isfinite(detect)):
+        _fail(f"{where}.detect", f"must hold finite values of shape {(V, 2, ADWIN_SIZE)}")
+    p = np.arange(V)
+    paired = n_phys == 2 * V
+    fg = dstate[:, FG]
+    if np.any((fg != p) & ~(paired & (fg == p + V))):
+        _fail(f"{where}.dstate", "voting tree p is physical tree p, or p + n_voting in a paired forest")
+    if np.any((dstate[:, BG_ON] != 0) & ((dstate[:, BG_ON] != 1) | (not paired))):
+        _fail(f"{where}.dstate", "only a paired forest has background trees learning (flag 0 or 1)")
+    if np.any(dstate[:, [N_DRIFTS, N_WARNINGS, ROWS]] < 0) or np.any(dstate[:, LAST_DRIFT] < -1):
+        _fail(f"{where}.dstate", "drift counters must be non-negative and the last drift -1 or a stream position")
+    if paired:
+        for v in range(V):
+            for k in range(2):
+                why = detector_problem(detect[v, k])
+                if why:
+                    _fail(f"{where}.detect[{v}, {k}]", why)
 
 
 @functools.lru_cache(maxsize=None)

@@ -170,6 +170,36 @@ def adwin_feed(s, xs, delta, out):
         out[i] = adwin_update(s, xs[i], delta)
 
 
+def detector_problem(s):
+    """Why ``s`` is not a detector :func:`adwin_update` could have left (None when it is one).
+
+    The compiled kernels index buckets by the stored level and bucket counts,
+    so a detector read from a file is checked before it reaches them: every
+    value finite, ``levels used`` in ``[0, LEVELS]``, each used level holding
+    ``[0, M]`` buckets (the highest at least one) and unused levels none,
+    the width equal to the values the buckets hold, ticks and squared
+    deviations non-negative.
+    """
+    import numpy as np
+
+    if s.shape != (ADWIN_SIZE,) or not np.all(np.isfinite(s)):
+        return "must hold ADWIN_SIZE finite values"
+    n_levels = s[_NL]
+    counts = s[_CNT:_CNT + LEVELS]
+    if n_levels != int(n_levels) or not 0 <= n_levels <= LEVELS:
+        return f"levels used must be an integer in [0, {LEVELS}]"
+    n_levels = int(n_levels)
+    if np.any(counts != np.floor(counts)) or np.any(counts < 0) or np.any(counts > M) or np.any(counts[n_levels:]):
+        return f"each used level holds an integer in [0, {M}] buckets, unused levels none"
+    if n_levels and counts[n_levels - 1] == 0:
+        return "the highest used level holds a bucket"
+    if s[_W] != float(np.dot(counts, 2.0 ** np.arange(LEVELS))):
+        return "the width must equal the values its buckets hold"
+    if s[_TICKS] < 0 or s[_TICKS] != int(s[_TICKS]) or s[_V] < 0:
+        return "ticks must be a non-negative integer and squared deviations non-negative"
+    return None
+
+
 def adwin_width(s):
     """Values in the detector's window."""
     return int(s[_W])

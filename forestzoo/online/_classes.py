@@ -104,7 +104,9 @@ class OnlineForest:
         ``seeds`` holds one seed for each new physical tree (new voting trees
         first, then new background trees).  Kept voting trees move to rows
         ``0..`` and their background trees (when both forests are paired)
-        to ``n_voting + p``.
+        to ``n_voting + p``.  Kept trees keep their drift detectors when the
+        pairing is unchanged; across a change of pairing the detectors mean
+        something else (ADWIN windows or out-of-bag sums) and start empty.
         """
         n_old = self.dstate.shape[0]
         keep = min(n_old, n_voting)
@@ -133,7 +135,8 @@ class OnlineForest:
         if not (paired and self.paired):
             fresh.dstate[:keep, BG_ON] = 0
         fresh.dstate[:, ROWS] = self.dstate[0, ROWS]
-        fresh.detect[:keep] = self.detect[:keep]
+        if paired == self.paired:  # ADWIN windows (paired) or out-of-bag sums: kept only within the same mode
+            fresh.detect[:keep] = self.detect[:keep]
         return fresh
 
     @property
