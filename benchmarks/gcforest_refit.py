@@ -9,7 +9,7 @@ on all training rows for prediction.  This script patches
 the test accuracy of ``gcForest-leaf1`` (the settings of
 ``bench_deep.py``), with and without the patch, on the same splits.
 
-    FORESTZOO_DATA=/work/shared/datasets python benchmarks/gcforest_refit.py \\
+    FORESTZOO_DATA=DIR python benchmarks/gcforest_refit.py \\
         --experiments orl5,orl7,yale5,yale7,yale9 --seeds 0
 
 Results: docs/results/gcforest.md, "Five splits per face protocol, and
@@ -78,7 +78,6 @@ def main(argv=None):
     p.add_argument("--seeds", default="0")
     p.add_argument("--n-jobs", type=int, default=2)
     args = p.parse_args(argv)
-    os.environ.setdefault("FORESTZOO_DATA", "/work/shared/datasets")
     print("| protocol | seed | fold mean (shipped) % | refit on all rows % | fit s shipped / refit | levels |")
     print("|---|---|---|---|---|---|")
     for experiment in args.experiments.split(","):
