@@ -1,6 +1,6 @@
 """Rotation Forest: forestzoo RoF against forestzoo RF (same trees, no rotation) and aeon's RotationForestClassifier.
 
-The issue's speed target: RoF fit time within 1.5x of forestzoo RF + the PCA cost.  "RF"
+The speed target: RoF fit time within 1.5x of forestzoo RF + the PCA cost.  "RF"
 here is the same tree as RoF's -- CART (``splitter="exact"``), every feature at every node,
 no bootstrap -- grown on ``X`` instead of ``X R``; the PCA cost is the time to fit the
 rotations and compute ``X R`` for every tree (measured separately, single thread).  aeon's
