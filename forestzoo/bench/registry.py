@@ -27,10 +27,10 @@ factory returning an unfitted scikit-learn estimator; it receives those of
 ``n_estimators``, ``n_jobs`` and ``random_state`` that its signature names
 (see :func:`model_from_spec`).
 
-A *suite* names datasets, models and a protocol (:class:`Suite`, defined in
-:mod:`forestzoo.bench.suites` with the generic suites ``quick`` and
-``lecture-uci``, which this module registers first); families register the
-suites their paper defines in the same modules as their models.
+A *suite* names datasets, models and a protocol (:class:`Suite`); the generic
+suites ``quick`` and ``lecture-uci`` are defined in :mod:`forestzoo.bench.suites`
+and registered first, and families register the suites their paper defines in
+the same modules as their models.
 """
 
 import importlib
@@ -40,7 +40,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
-from .suites import GENERIC_SUITES, METRICS, PERCENT_METRICS, Suite  # the last three re-exported
+from ._protocol import METRICS, PERCENT_METRICS, Suite  # re-exported
 
 __all__ = [
     "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
@@ -79,6 +79,7 @@ def _load_registrations():
         return
     _loaded = True
     from . import models
+    from .suites import GENERIC_SUITES
 
     for suite in GENERIC_SUITES:
         register_suite(suite)
