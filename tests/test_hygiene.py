@@ -45,6 +45,7 @@ RULES = (
     ("work history", rf"\b{_ORDINAL}\s+session\b"),
     ("work history", r"\bcommits?\s+[0-9a-f]{7,40}\b"),
     ("work history", r"\bthis helper\b"),
+    ("work history", r"\b(?:previous|this|same|earlier|later|that) commit\b"),
     # an abbreviated commit hash on its own: 7-12 hex digits, with a digit and a letter
     ("work history", r"(?<![\w/.#@-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,12}(?![\w/.-])"),
     ("source file name", r"\bseeds?\s+0\d\d\b"),
@@ -131,6 +132,7 @@ def test_rules_find_what_they_name():
         "under the issue's protocol": True,
         "since commit 3c62367 the forests": True,
         "| before (4f196d3) |": True,
+        "timed against the previous commit": True,
         "not made: the engine is not this helper's": True,
         "sha256 3c62367aa1b2c3d4e5f60718293a4b5c6d7e8f90": False,
         "a facade of 1234567 rows": False,
