@@ -26,7 +26,7 @@ TEST_SIZE = 0.2
 # -- datasets ---------------------------------------------------------------
 #: name -> (description, loader). make_classification keeps its defaults
 #: (2 redundant features, 2 clusters per class, flip_y=0.01) apart from the
-#: sizes and informative features the issue fixes.
+#: sizes and informative features of the speed targets.
 DATASETS = {
     "clf100k": "make_classification 100k x 50, 20 informative, 2 classes",
     "clf1m": "make_classification 1M x 50, 20 informative, 2 classes",
@@ -73,7 +73,11 @@ def write_dataset(name, directory):
 
 
 # -- models -----------------------------------------------------------------
-#: name -> (family, scikit-learn baseline the ratios are taken against, description)
+#: name -> (family, scikit-learn baseline the ratios are taken against, description).
+#: fz-rf, fz-et, sk-rf and sk-et are the models ``forestzoo bench`` registers as RaF, ET,
+#: sk-RF and sk-ET, with the same parameters; they are built here directly, not through
+#: ``forestzoo.bench.make_model``, because the registry imports forestzoo's families (Numba
+#: included, about 60 MB) into every worker, which would inflate scikit-learn's peak RSS.
 MODELS = {
     "fz-rf": ("rf", "sk-rf", "forestzoo RandomForestClassifier"),
     "fz-et": ("et", "sk-et", "forestzoo ExtraTreesClassifier"),

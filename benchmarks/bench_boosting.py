@@ -282,7 +282,8 @@ def main(argv=None):
     p.add_argument("--ada-learning-rate", type=float, default=1.0, help="adaboost / rus suites")
     p.add_argument("--repeats", type=int, default=5, help="rus suite: hold-out splits; esl suite: data draws")
     p.add_argument("--n-jobs", type=int, default=2)
-    p.add_argument("--data-home", default=os.environ.get("FORESTZOO_DATA", "/work/shared/datasets"))
+    p.add_argument("--data-home", default=None,
+                   help="directory of the data-directory datasets (default: $FORESTZOO_DATA)")
     p.add_argument("--markdown", help="append the tables to this file")
     args = p.parse_args(argv)
     suite = SUITES[args.suite]

@@ -303,7 +303,6 @@ def main(argv=None):
         with open(args.report) as f:
             print_tables([json.loads(line) for line in f if line.strip()])
         return
-    os.environ.setdefault("FORESTZOO_DATA", "/work/shared/datasets")
     started = datetime.datetime.now()
     print(f"# bench_deep {started:%Y-%m-%d %H:%M}, {platform.node()}, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}; n_jobs={args.n_jobs}", flush=True)

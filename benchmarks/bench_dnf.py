@@ -19,7 +19,7 @@ prints our figures beside the paper's (``shared/paper_tables``):
 Every fit appends one row to ``OUT/results.csv`` as soon as it is done, so
 the same command run again resumes; ``report`` prints the Markdown tables.
 
-    FORESTZOO_DATA=/work/shared/datasets python benchmarks/bench_dnf.py table4 --repeats 10
+    FORESTZOO_DATA=DIR python benchmarks/bench_dnf.py table4 --repeats 10
     python benchmarks/bench_dnf.py table6 --repeats 1
     python benchmarks/bench_dnf.py timing
     python benchmarks/bench_dnf.py report
@@ -56,8 +56,11 @@ FIELDS = ("table", "dataset", "repeat", "model", "n_estimators", "n_epochs", "er
 
 
 def paper_tables():
-    home = os.environ.get("FORESTZOO_PAPER_TABLES") or os.path.join(
-        os.path.dirname(os.environ.get("FORESTZOO_DATA", "/work/shared/datasets").rstrip("/")), "paper_tables")
+    from forestzoo.bench.report import find_paper_tables
+
+    home = find_paper_tables()
+    if home is None:
+        return {}
     out = {}
     for key, file in (("4", "dnrf_table4_binary_forest_error.csv"), ("4std", "dnrf_table4_binary_forest_error_std.csv"),
                       ("2", "dnrf_table2_binary_single_tree_error.csv"), ("6", "dnrf_table6_multiclass_error.csv"),

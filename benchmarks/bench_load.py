@@ -1,6 +1,6 @@
 """Load test: fit a big forest, predict many rows in batches, report times and peak memory.
 
-The issue's size (target: peak resident memory < 8 GB)::
+The target size (target: peak resident memory < 8 GB)::
 
     python benchmarks/bench_load.py --n-train 1000000 --n-features 50 --n-trees 500 \\
         --n-predict 10000000 --batch 500000 --n-jobs -1

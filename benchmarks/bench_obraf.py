@@ -39,6 +39,7 @@ import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 
+from forestzoo.bench.report import find_paper_tables
 from forestzoo.datasets import load_dataset
 from forestzoo.oblique import _heterogeneous, _planned
 from forestzoo.oblique._heterogeneous import HeterogeneousObliqueForestClassifier
@@ -241,11 +242,16 @@ def main():
     parser.add_argument("--profile-only", action="store_true")
     parser.add_argument("--summarize", metavar="RESULTS_CSV", nargs="+", default=None,
                         help="results.csv of one run, or of several runs of the same suite on disjoint datasets")
-    parser.add_argument("--paper-tables", default="/work/shared/paper_tables")
+    parser.add_argument("--paper-tables", default=None,
+                        help="directory of the papers' tables (default: $FORESTZOO_PAPER_TABLES, "
+                             "else paper_tables beside the data directory)")
     parser.add_argument("--models", default=None,
                         help="with --summarize: a comma-separated subset of the models, in table order")
     args = parser.parse_args()
     if args.summarize:
+        args.paper_tables = args.paper_tables or find_paper_tables()
+        if args.paper_tables is None:
+            parser.error("no paper tables found: give --paper-tables DIR or set FORESTZOO_PAPER_TABLES")
         summarize(args.summarize, args.paper_tables, args.models.split(",") if args.models else None)
         return
     profile(args.profile_trees)

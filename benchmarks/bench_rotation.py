@@ -1,6 +1,6 @@
 """Rotation Forest: forestzoo RoF against forestzoo RF (same trees, no rotation) and aeon's RotationForestClassifier.
 
-The issue's speed target: RoF fit time within 1.5x of forestzoo RF + the PCA cost.  "RF"
+The speed target: RoF fit time within 1.5x of forestzoo RF + the PCA cost.  "RF"
 here is the same tree as RoF's -- CART (``splitter="exact"``), every feature at every node,
 no bootstrap -- grown on ``X`` instead of ``X R``; the PCA cost is the time to fit the
 rotations and compute ``X R`` for every tree (measured separately, single thread).  aeon's
@@ -10,10 +10,10 @@ number of trees) runs side by side on the same split.
 aeon is optional: its wheel pins older numba/numpy, so install it without dependencies
 into its own directory and put that on the path::
 
-    pip install --no-deps --target /tmp/aeon_pkg aeon deprecated
-    PYTHONPATH=/tmp/aeon_pkg python benchmarks/bench_rotation.py
+    pip install --no-deps --target aeon_pkg aeon deprecated
+    PYTHONPATH=aeon_pkg python benchmarks/bench_rotation.py
 
-Run (FORESTZOO_DATA=/work/shared/datasets)::
+Run (with ``FORESTZOO_DATA`` naming the data directory)::
 
     python benchmarks/bench_rotation.py [--n-estimators 50] [--n-jobs 2] [--repeats 3]
 
@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from forestzoo.bench.report import find_paper_tables
 from forestzoo.datasets import load_dataset
 from forestzoo.ensemble import RandomForestClassifier, RotationForestClassifier
 from forestzoo.ensemble._rotation import fit_rotation, rotate
@@ -144,9 +145,14 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--summarize", metavar="RESULTS_CSV", default=None)
-    parser.add_argument("--paper-tables", default="/work/shared/paper_tables")
+    parser.add_argument("--paper-tables", default=None,
+                        help="directory of the papers' tables (default: $FORESTZOO_PAPER_TABLES, "
+                             "else paper_tables beside the data directory)")
     args = parser.parse_args()
     if args.summarize:
+        args.paper_tables = args.paper_tables or find_paper_tables()
+        if args.paper_tables is None:
+            parser.error("no paper tables found: give --paper-tables DIR or set FORESTZOO_PAPER_TABLES")
         summarize(args.summarize, args.paper_tables)
         return
     rows = []

@@ -21,7 +21,7 @@ make_classification, 54 features, 7 classes, 10 informative + 10 redundant, 400,
 100,000 test rows). ``--max-train N`` subsamples the training rows (stratified, seed 0) to fit a
 loaded machine; the table says so.
 
-Run (FORESTZOO_DATA=/work/shared/datasets)::
+Run (with ``FORESTZOO_DATA`` naming the data directory)::
 
     python benchmarks/bench_sdt.py sdt --depths 5 8 12
     python benchmarks/bench_sdt.py haar --datasets mnist8k fashion_mnist --depths 12

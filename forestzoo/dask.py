@@ -29,7 +29,7 @@ bootstrap sample of the rows of **one worker**:
    pinned to the worker that holds the group's partitions, on the
    concatenation of those partitions; only the fitted trees come back.
 
-Consequences, measured in ``benchmarks/bench_dask.py`` (BENCHMARKS.md):
+Consequences, measured in ``benchmarks/bench_dask.py`` (``docs/benchmarks/dask.md``):
 
 * A tree sees a bootstrap of ``n / n_workers`` rows (about that many rows
   when the partitions are spread evenly), like a forest fitted with

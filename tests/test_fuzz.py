@@ -16,7 +16,7 @@ the words an error about it must use.  For each input the estimator must either
 A "fatal" defect (inf in X, negative weights, a mix of label types, ...) must make ``fit`` raise.
 
 ``FORESTZOO_FUZZ_EXAMPLES`` sets the number of inputs per estimator (default 100, which keeps
-this file at about two minutes of CI for ~40 estimators; the issue's 1,000 per estimator is
+this file at about two minutes of CI for ~40 estimators; the target's 1,000 per estimator is
 ``FORESTZOO_FUZZ_EXAMPLES=1000``).  Inputs are derandomized (the same sequence every run) unless
 ``FORESTZOO_FUZZ_RANDOM=1``.  The count tried per estimator is printed at the end of the run.
 """

@@ -51,7 +51,7 @@ def _split(X, y, seed, stratify):
 
 @functools.lru_cache(maxsize=None)
 def _mean_score(library, class_name, dataset):
-    """Mean test score (accuracy or R^2) over SEEDS; cached so each fit runs once per session."""
+    """Mean test score (accuracy or R^2) over SEEDS; cached so each fit runs once per test process."""
     module = forestzoo if library == "forestzoo" else sk_ensemble
     Estimator = getattr(module, class_name)
     is_classification = dataset in CLASSIFICATION

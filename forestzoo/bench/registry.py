@@ -27,17 +27,20 @@ factory returning an unfitted scikit-learn estimator; it receives those of
 ``n_estimators``, ``n_jobs`` and ``random_state`` that its signature names
 (see :func:`model_from_spec`).
 
-A *suite* names datasets, models and a protocol (see :class:`Suite`);
-families register the suites their paper defines in the same modules. The
-generic suites (``quick``, ``lecture-uci``) live in :mod:`forestzoo.bench.suites`.
+A *suite* names datasets, models and a protocol (:class:`Suite`); the generic
+suites ``quick`` and ``lecture-uci`` are defined in :mod:`forestzoo.bench.suites`
+and registered first, and families register the suites their paper defines in
+the same modules as their models.
 """
 
 import importlib
 import inspect
 import pkgutil
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
+
+from ._protocol import METRICS, PERCENT_METRICS, Suite  # re-exported
 
 __all__ = [
     "ModelSpec", "Suite", "MODELS", "SUITES", "register_model", "register_suite", "get_model",
@@ -64,135 +67,6 @@ class ModelSpec:
     package: str | None = None  # top-level package of a user's factory (its version is recorded)
 
 
-PROTOCOLS = ("cv", "holdout", "official")
-PREPROCESS = (None, "zscore")
-#: metric -> (task, higher is better)
-METRICS = {"accuracy": ("classification", True), "error": ("classification", False),
-           "r2": ("regression", True), "mae": ("regression", False),
-           "rmse": ("regression", False), "nl1_error": ("regression", False)}
-#: metrics stored as fractions and reported in percent
-PERCENT_METRICS = ("accuracy", "error", "nl1_error")
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A benchmark protocol: which models on which datasets, and how they are scored.
-
-    protocol
-        ``"cv"``: ``repeats`` x stratified ``folds``-fold cross-validation;
-        ``"holdout"``: ``repeats`` random stratified splits with ``test_size``
-        of the rows held out; ``"official"``: the dataset's official
-        train/test split (datasets without one fall back to ``"holdout"``),
-        repeated ``repeats`` times with different model seeds.
-    n_estimators, n_estimators_by_dataset
-        Trees per ensemble, and the datasets that have their own size (a
-        paper's per-dataset forests; :meth:`trees`).  ``--n-estimators`` on
-        the command line sets one size for every dataset.
-    preprocess
-        ``None`` or ``"zscore"`` (standardise with the training part's mean
-        and standard deviation, as the DNRF paper does).
-    validation_fraction
-        Fraction of the training part that the protocol keeps aside for
-        models that tune on a validation set (0: none); models receive all
-        training rows and split them themselves, this is documentation.
-    metric
-        What the report tabulates and ranks: ``"accuracy"`` or ``"error"``
-        (classification, in percent), ``"r2"``, ``"mae"``, ``"rmse"`` or
-        ``"nl1_error"`` (regression; the L1 error normalised by the ground
-        truth, ``sum|y - y_hat| / sum|y|``, in percent, Hibino et al. 2017,
-        Section 4.2). Every fold records all the metrics of its task; ranks
-        treat lower as better for the errors.
-    paper_table
-        File (or tuple of files) in ``shared/paper_tables`` whose figures the
-        report prints beside ours, found by dataset name (the registry's
-        ``paper_names``) and model name (or ``paper_names[model]``).
-    models
-        ``()`` means every registered model of the suite's task whose
-        ``quick`` flag is set, resolved when the suite runs.
-    time_budget_s
-        Seconds of fitting and predicting (the untimed warm-up fit, which
-        pays for compilation, included) the whole run may spend, shared
-        evenly by the models; a model that has used its share when a dataset
-        starts is skipped on that dataset and the rest (recorded as skipped).
-        ``None``: no limit.
-    paper_names
-        Model name -> the column name the paper table uses for it.
-    test_transform
-        ``None``, or a callable ``f(X_train, X_test, random_state) -> X_test``
-        applied to every test part (after ``preprocess``; training rows stay
-        clean) with the fold's model seed, once per fold, so every model sees
-        the same transformed rows. The ``denoising`` suite corrupts test rows
-        with it. Its ``repr`` is recorded in ``run.json``: a run resumes only
-        with the same transform, so give it a ``repr`` that names its settings
-        (a dataclass does).
-    with_test_noise
-        ``None``, or ``f(fraction) -> Suite``: the same protocol with its test
-        rows corrupted at another noise level (``forestzoo bench
-        --noise-fraction``); the ``denoising`` suite has one.
-    """
-
-    name: str
-    description: str
-    datasets: tuple
-    models: tuple
-    protocol: str = "cv"
-    folds: int = 3
-    repeats: int = 1
-    test_size: float = 1 / 3
-    n_estimators: int = 100
-    n_estimators_by_dataset: dict = field(default_factory=dict, hash=False)
-    preprocess: str | None = None
-    validation_fraction: float = 0.0
-    metric: str = "accuracy"  # "accuracy" for classification, "r2" or "mae" for regression
-    paper_table: str | tuple | None = None
-    notes: str = ""
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
-    time_budget_s: float | None = None
-    paper_names: dict = field(default_factory=dict, compare=False, hash=False)
-    test_transform: Callable | None = field(default=None, hash=False)
-    with_test_noise: Callable | None = field(default=None, compare=False, hash=False, repr=False)
-
-    def __post_init__(self):
-        if self.protocol not in PROTOCOLS:
-            raise ValueError(f"Suite {self.name!r}: protocol must be one of {PROTOCOLS}, got {self.protocol!r}.")
-        if self.preprocess not in PREPROCESS:
-            raise ValueError(f"Suite {self.name!r}: preprocess must be one of {PREPROCESS}, "
-                             f"got {self.preprocess!r}.")
-        if self.metric not in METRICS:
-            raise ValueError(f"Suite {self.name!r}: metric must be one of {tuple(METRICS)}, "
-                             f"got {self.metric!r}.")
-        for dataset, trees in self.n_estimators_by_dataset.items():
-            if not isinstance(trees, int) or isinstance(trees, bool) or trees < 1:
-                raise ValueError(f"Suite {self.name!r}: n_estimators_by_dataset[{dataset!r}] must be an integer "
-                                 f">= 1, got {trees!r}.")
-        if self.test_transform is not None and not callable(self.test_transform):
-            raise ValueError(f"Suite {self.name!r}: test_transform must be None or a callable "
-                             f"f(X_train, X_test, random_state), got {self.test_transform!r}.")
-
-    def trees(self, dataset):
-        """Trees per ensemble on ``dataset``: its entry of ``n_estimators_by_dataset``, else ``n_estimators``."""
-        return self.n_estimators_by_dataset.get(dataset, self.n_estimators)
-
-    def describe_trees(self):
-        """``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some datasets have their own size."""
-        if not self.n_estimators_by_dataset:
-            return f"{self.n_estimators}"
-        own = ", ".join(f"{d} {n}" for d, n in sorted(self.n_estimators_by_dataset.items()))
-        return f"{self.n_estimators} ({own})"
-
-    @property
-    def task(self):
-        """``"classification"`` or ``"regression"``, from the metric."""
-        return METRICS[self.metric][0]
-
-    @property
-    def paper_tables(self):
-        """``paper_table`` as a tuple of file names."""
-        if self.paper_table is None:
-            return ()
-        return (self.paper_table,) if isinstance(self.paper_table, str) else tuple(self.paper_table)
-
-
 MODELS: dict[str, ModelSpec] = {}
 SUITES: dict[str, Suite] = {}
 _loaded = False
@@ -204,7 +78,11 @@ def _load_registrations():
     if _loaded:
         return
     _loaded = True
-    from . import models, suites  # noqa: F401  (suites registers the generic suites)
+    from . import models
+    from .suites import GENERIC_SUITES
+
+    for suite in GENERIC_SUITES:
+        register_suite(suite)
 
     # RaF and the other plain forests first: the first model is every report's reference
     for info in sorted(pkgutil.iter_modules(models.__path__), key=lambda m: (m.name != "forests", m.name)):

@@ -1,13 +1,15 @@
 """The generic benchmark suites: ``quick`` (the default) and ``lecture-uci``.
 
-Families register the suites of their own papers in
-:mod:`forestzoo.bench.models`; these two belong to no family.
+Families register the suites of their own papers in :mod:`forestzoo.bench.models`;
+these two belong to no family.  This module defines them (:data:`GENERIC_SUITES`)
+without registering them: :mod:`forestzoo.bench.registry` registers them before
+the families' own, so this module does not import the registry.
 """
 
 from ..datasets._registry import REGISTRY
-from .registry import Suite, register_suite
+from ._protocol import Suite
 
-__all__ = ["QUICK_DATASETS", "LECTURE_DATASETS"]
+__all__ = ["GENERIC_SUITES", "QUICK_DATASETS", "LECTURE_DATASETS"]
 
 #: Small bundled classification datasets (at most ~850 rows): binary and
 #: multi-class, few and many features. Ordered small to large, so that a model
@@ -21,7 +23,7 @@ LECTURE_DATASETS = tuple(sorted(
     (name for name, info in REGISTRY.items() if "lecture_datasets.csv" in info.tables),
     key=lambda n: (REGISTRY[n].n_samples * REGISTRY[n].n_features, n)))
 
-register_suite(Suite(
+QUICK = Suite(
     name="quick",
     description="every registered classification model (quick=True) on 8 small bundled "
                 "datasets, 3-fold CV x 1, 50 trees; measured on a 2-core x86-64 Linux machine "
@@ -34,9 +36,9 @@ register_suite(Suite(
     notes="Models share the time budget of timed fits and predictions evenly; one that uses "
           "up its share is skipped on the remaining (largest) datasets, and the report says "
           "so. The untimed warm-up fits (Numba compilation on a cold cache) do not count.",
-))
+)
 
-register_suite(Suite(
+LECTURE_UCI = Suite(
     name="lecture-uci",
     description="the lecture's MPSVM protocol: 10 x 3-fold stratified CV, ensembles of 50 "
                 "trees, on every dataset of its table available offline; RaF and ET took 16 min "
@@ -47,4 +49,7 @@ register_suite(Suite(
     paper_table=("lecture_mpsvm_raf.csv", "lecture_mpsvm_rof.csv", "lecture_mpsvm_rrof.csv"),
     notes="Data-directory datasets need --data-home (or FORESTZOO_DATA); missing values "
           "(mammographic_masses, ozone_8hr) are left as NaN for the models to handle.",
-))
+)
+
+#: The suites of no family, registered before the families' own.
+GENERIC_SUITES = (QUICK, LECTURE_UCI)

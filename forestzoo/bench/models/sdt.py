@@ -64,5 +64,5 @@ register_suite(Suite(
     protocol="official", test_size=0.2, repeats=1, n_estimators=1,
     notes="fashion-MNIST uses its official 60,000 / 10,000 split (a depth-12 Haar tree takes minutes to tens of "
           "minutes there); mnist_test_only falls back to a stratified 8,000 / 2,000 holdout. The fixed "
-          "8,000 / 2,000 split of the issue and inference costs: benchmarks/bench_sdt.py.",
+          "8,000 / 2,000 split of the targets and inference costs: benchmarks/bench_sdt.py.",
 ))

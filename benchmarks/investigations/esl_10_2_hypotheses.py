@@ -1,6 +1,6 @@
 """Hypotheses for the gap between our AdaBoost.M1 (~11 %) and ESL Fig. 10.2 (5.8 %) at 400 stumps.
 
-    python benchmarks/esl_10_2_hypotheses.py --draws 5 --rounds 800
+    python benchmarks/investigations/esl_10_2_hypotheses.py --draws 5 --rounds 800
 
 Data: ESL Eq. (10.2), X ~ N(0, I_10), y = 1 if sum_j X_j^2 > 9.34 else -1; 10000 test rows.
 Each variant is a stump booster written here in numpy (exact thresholds between sorted

@@ -9,9 +9,9 @@ consecutive windows of the stream (early vs late learning).  With
 ``--river-python`` (the Python of an environment with river) river's ARF and
 AMF are scored the same way, on the same stream and seeds.
 
-    python benchmarks/orf_settings.py                                  # n_split 5..100, n_tests 20
-    python benchmarks/orf_settings.py --min-samples-split 10 20 50 --n-tests 20 50 100 200 400 --windows 5
-    python benchmarks/orf_settings.py --min-samples-split 20 --n-tests 100 --windows 5 --river-python <venv>/bin/python
+    python benchmarks/investigations/orf_settings.py                                  # n_split 5..100, n_tests 20
+    python benchmarks/investigations/orf_settings.py --min-samples-split 10 20 50 --n-tests 20 50 100 200 400 --windows 5
+    python benchmarks/investigations/orf_settings.py --min-samples-split 20 --n-tests 100 --windows 5 --river-python <venv>/bin/python
 """
 import argparse
 import os
@@ -19,7 +19,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# bench_online.py is in benchmarks/, the parent of this directory
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from bench_online import make_stream, run_ours, run_river  # noqa: E402
 
 

@@ -1,6 +1,6 @@
 """CPU per tree on one thread and on two, forestzoo beside scikit-learn, and a check of the machine.
 
-    python benchmarks/thread_scaling.py [--rows 100000] [--features 50] [--informative 30]
+    python benchmarks/investigations/thread_scaling.py [--rows 100000] [--features 50] [--informative 30]
         [--classes 10] [--trees 16] [--estimator ExtraTreesClassifier]
 
 Part 1 times a register-bound integer loop and a 128 MB sweep alone and two at once: two vCPUs

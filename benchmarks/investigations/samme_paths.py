@@ -9,7 +9,7 @@ weighted Gini of both root splits, and says whether scikit-learn could have made
 scikit-learn skips a threshold between two feature values ``a < b`` when ``b <= a + 1e-7`` in float32
 arithmetic (its ``FEATURE_THRESHOLD``), which merges neighbouring float32 values below 2.0.
 
-    python benchmarks/samme_paths.py --seeds 0 1 2 3 4 5
+    python benchmarks/investigations/samme_paths.py --seeds 0 1 2 3 4 5
 
 Slow part: the exact fits (about 15 s each for 100 stumps, one core).
 """

@@ -7,7 +7,7 @@ rotated feature at every node) on the 1,024-pixel face sets, one tree, one fit: 
 nodes there have fewer rows than features.  Pass a checkout's path to time that
 version of forestzoo (to compare two commits in one run):
 
-    python benchmarks/mpsvm_node_cost.py [--wide | --forest MPRoF] [--datasets A,B] [path/to/checkout]
+    python benchmarks/investigations/mpsvm_node_cost.py [--wide | --forest MPRoF] [--datasets A,B] [path/to/checkout]
 """
 
 import argparse
