@@ -39,7 +39,7 @@ print("mean accuracy (%):")
 print(table["mean"].round(1))
 
 ranks = average_ranks(table["mean"])
-print("average ranks:", dict(zip(table["models"], ranks.round(2))))
+print("average ranks:", {name: round(float(r), 2) for name, r in zip(table["models"], ranks)})
 print(friedman_test(table["mean"]))
 
 fig = plot_critical_difference(ranks, table["models"], n_datasets=len(table["datasets"]),

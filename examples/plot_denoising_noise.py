@@ -27,8 +27,8 @@ from forestzoo.denoising import corrupt
 X, y = load_dataset("concrete")
 X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
 
-drf = DenoisingRandomForestRegressor(n_estimators=20, max_depth=4, random_state=0).fit(X_train, y_train)
-rf = RandomForestRegressor(n_estimators=20, max_depth=4, random_state=0).fit(X_train, y_train)
+drf = DenoisingRandomForestRegressor(n_estimators=12, max_depth=4, n_noisy_copies=3, random_state=0).fit(X_train, y_train)
+rf = RandomForestRegressor(n_estimators=12, max_depth=4, random_state=0).fit(X_train, y_train)
 
 fractions = [0.0, 0.125, 0.25, 0.375, 0.5]
 mean = X_train.mean(axis=0)

@@ -10,8 +10,8 @@ demand from integral images. The bank of features is far too large for an
 exact search; the stochastic (SDT) search makes it tractable.
 
 On the 8 x 8 handwritten digits (bundled), a Haar tree and a CART tree on the
-raw pixels, both of depth 8, are trained on 1,000 images. The figure shows the
-test accuracy and the rectangles of the Haar tree's root split.
+raw pixels, both of depth 8, are trained on 600 images. The figure shows the
+test accuracy and a test image with the Haar tree's answer.
 """
 
 import matplotlib.pyplot as plt
@@ -21,7 +21,7 @@ from forestzoo import DecisionTreeClassifier, HaarTreeClassifier
 from forestzoo.datasets import load_dataset
 
 X, y = load_dataset("optdigits_test_sklearn")
-X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=1000, stratify=y, random_state=0)
+X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=600, stratify=y, random_state=0)
 
 haar = HaarTreeClassifier(image_shape=(8, 8), max_depth=8, max_scale=2, random_state=0).fit(X_train, y_train)
 cart = DecisionTreeClassifier(max_depth=8, random_state=0).fit(X_train, y_train)

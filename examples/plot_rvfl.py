@@ -36,7 +36,7 @@ for name, values in scores.items():
     print(f"{name:18s} {values.mean():.3f} +- {values.std():.3f}")
 
 fig, ax = plt.subplots(figsize=(6, 3))
-ax.boxplot(list(scores.values()), vert=False)
+ax.boxplot(list(scores.values()), orientation="horizontal")
 ax.set_yticks(np.arange(1, len(scores) + 1), list(scores))
 ax.set_xlabel("5-fold CV accuracy (sonar)")
 fig.tight_layout()

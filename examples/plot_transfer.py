@@ -11,9 +11,9 @@ target error says so (Algorithm 1), STRUT keeps the structure and re-selects
 every threshold on the target rows (Algorithm 2), MIX averages both.
 
 The source domain is the two-moons problem; the target is the same problem
-rotated by 35 degrees and shifted, with only 40 labelled rows. The source
-forest alone, a forest trained on the 40 target rows alone, and the three
-transfer forests are scored on held-out target rows, averaged over 5 draws of
+rotated by 35 degrees and shifted, with only 20 labelled rows. The source
+forest alone, a forest trained on the 20 target rows alone, and the three
+transfer forests are scored on held-out target rows, averaged over 3 draws of
 the target sample.
 """
 
@@ -35,8 +35,8 @@ source = RandomForestClassifier(n_estimators=30, random_state=0).fit(X_source, y
 X_eval, y_eval = domain(1000, 35, 0.3, seed=1)
 
 scores = {"source only": [], "target only": [], "SER": [], "STRUT": [], "MIX": []}
-for draw in range(5):
-    X_target, y_target = domain(40, 35, 0.3, seed=100 + draw)
+for draw in range(3):
+    X_target, y_target = domain(20, 35, 0.3, seed=100 + draw)
     scores["source only"].append(source.score(X_eval, y_eval))
     target = RandomForestClassifier(n_estimators=30, random_state=draw).fit(X_target, y_target)
     scores["target only"].append(target.score(X_eval, y_eval))
