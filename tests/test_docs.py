@@ -54,8 +54,9 @@ def test_docs_build(tmp_path):
     out = tmp_path / "html"
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(
+        # run_stale_examples: execute every example, also those that an earlier build left unchanged
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-d", str(tmp_path / "doctrees"),
-         str(DOCS), str(out)],
+         "-D", "sphinx_gallery_conf.run_stale_examples=1", str(DOCS), str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800,
     )
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-10000:]
