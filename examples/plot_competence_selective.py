@@ -15,7 +15,8 @@ gives the coverage and the accuracy on the covered rows. The risk-coverage
 curve (:func:`forestzoo.competence.risk_coverage_curve`) of the forest's vote
 confidence is drawn beside that of a Random Forest's highest class
 probability: the accuracy obtained when only the most confident rows are
-answered.
+answered. The dot is the forest's own rule: answer inside the competence
+areas, reject outside.
 """
 
 import matplotlib.pyplot as plt
@@ -41,6 +42,8 @@ for name, model in [("competence forest", caf), ("Random Forest", rf)]:
     correct = model.classes_[np.argmax(proba, axis=1)] == y_test
     coverage, accuracy = risk_coverage_curve(proba.max(axis=1), correct)
     ax.plot(coverage, accuracy, label=name)
+ax.plot(report["coverage"], report["selective_accuracy"], "o", color="C0",
+        label="competence areas only (reject rule)")
 ax.set_xlabel("coverage (fraction of test rows answered)")
 ax.set_ylabel("accuracy on the answered rows")
 ax.legend()

@@ -39,6 +39,9 @@ labels = {"exact": "CART (exact)", "stochastic": "SDT (stochastic)"}
 for splitter in evaluations:
     ax0.loglog(sizes, evaluations[splitter], "o-", label=labels[splitter])
     ax1.semilogx(sizes, accuracy[splitter], "o-", label=labels[splitter])
+for ax in (ax0, ax1):
+    ax.set_xticks(sizes, [str(n) for n in sizes])
+    ax.minorticks_off()
 ax0.set_xlabel("training rows")
 ax0.set_ylabel("(row, feature) evaluations")
 ax1.set_xlabel("training rows")

@@ -11,7 +11,7 @@ target error says so (Algorithm 1), STRUT keeps the structure and re-selects
 every threshold on the target rows (Algorithm 2), MIX averages both.
 
 The source domain is the two-moons problem; the target is the same problem
-rotated by 35 degrees and shifted, with only 20 labelled rows. The source
+rotated by 20 degrees and shifted, with only 20 labelled rows. The source
 forest alone, a forest trained on the 20 target rows alone, and the three
 transfer forests are scored on held-out target rows, averaged over 3 draws of
 the target sample.
@@ -32,11 +32,11 @@ def domain(n, angle, shift, seed):
 
 X_source, y_source = domain(1000, 0, 0.0, seed=0)
 source = RandomForestClassifier(n_estimators=30, random_state=0).fit(X_source, y_source)
-X_eval, y_eval = domain(1000, 35, 0.3, seed=1)
+X_eval, y_eval = domain(1000, 20, 0.3, seed=1)
 
 scores = {"source only": [], "target only": [], "SER": [], "STRUT": [], "MIX": []}
 for draw in range(3):
-    X_target, y_target = domain(20, 35, 0.3, seed=100 + draw)
+    X_target, y_target = domain(20, 20, 0.3, seed=100 + draw)
     scores["source only"].append(source.score(X_eval, y_eval))
     target = RandomForestClassifier(n_estimators=30, random_state=draw).fit(X_target, y_target)
     scores["target only"].append(target.score(X_eval, y_eval))
