@@ -36,8 +36,11 @@ for name, values in scores.items():
     print(f"{name:18s} {values.mean():.3f} +- {values.std():.3f}")
 
 fig, ax = plt.subplots(figsize=(6, 3))
-ax.boxplot(list(scores.values()), orientation="horizontal")
-ax.set_yticks(np.arange(1, len(scores) + 1), list(scores))
-ax.set_xlabel("5-fold CV accuracy (sonar)")
+names = list(scores)
+ax.barh(names, [scores[n].mean() for n in names], xerr=[scores[n].std() for n in names], capsize=3,
+        color=["C0", "C1", "C2"])
+ax.set_xlim(0.5, 1.0)
+ax.invert_yaxis()
+ax.set_xlabel("5-fold CV accuracy (sonar), mean and standard deviation")
 fig.tight_layout()
 plt.show()
