@@ -184,7 +184,7 @@ class BaseGradientBoosting(EngineEstimator):
             yield F.copy()
 
     def apply(self, X):
-        """Leaf index of every sample in every tree, shape (n_samples, n_estimators_, n_trees_per_iteration_)."""
+        """Leaf index of every sample in every tree, shape ``(n_samples, n_estimators_, n_trees_per_iteration_)``."""
         X = check_predict_data(self, X)
         out = np.empty((X.shape[0],) + self.estimators_.shape, dtype=np.intp)
         for m in range(self.n_estimators_):
@@ -238,15 +238,15 @@ _COMMON_DOC = """
         the trees and the binning subsample."""
 
 _ATTRIBUTES_DOC = """
-    estimators_ : ndarray of DecisionTreeRegressor, shape (n_estimators_, n_trees_per_iteration_)
+    estimators_ : ndarray of DecisionTreeRegressor, shape ``(n_estimators_, n_trees_per_iteration_)``
         The trees; their leaf values are already multiplied by ``learning_rate``.
     n_estimators_ : int
         Rounds fitted (fewer than ``n_estimators`` after early stopping).
     n_trees_per_iteration_ : int
         1 for regression and binary classification, K for K classes.
-    init_raw_prediction_ : ndarray of shape (n_trees_per_iteration_,)
+    init_raw_prediction_ : ndarray of shape ``(n_trees_per_iteration_,)``
         ``f_0``, the constant that minimises the training loss.
-    train_score_ : ndarray of shape (n_estimators_,)
+    train_score_ : ndarray of shape ``(n_estimators_,)``
         Training loss (weighted mean, all training rows) after every round.
     validation_score_ : ndarray
         Validation loss after every round (only with ``n_iter_no_change``).

@@ -280,7 +280,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     # -- prediction --------------------------------------------------------
     def competence(self, X):
-        """Whether each tree is competent for each object, bool (n_samples, n_estimators_)."""
+        """Whether each tree is competent for each object, bool ``(n_samples, n_estimators_)``."""
         X = check_predict_data(self, X)
         return tree_answers(self.trees_, self.incompetent_, X)[1]
 

@@ -207,7 +207,7 @@ def make_ring(n_samples=7400, *, n_features=20, random_state=None):
 def make_waveform(n_samples=5000, *, n_noise_features=0, random_state=None):
     """Breiman's waveform: noisy convex mixtures of two of three triangles.
 
-    With the triangular waves on ``i = 1 .. 21``
+    With the triangular waves on ``i = 1 .. 21``::
 
         h1(i) = max(6 - |i - 11|, 0),  h2(i) = h1(i - 4),  h3(i) = h1(i + 4),
 

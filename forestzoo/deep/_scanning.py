@@ -251,7 +251,7 @@ class MultiGrainedScanner(TransformerMixin, EngineEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_out_), float32
+        ndarray of shape ``(n_samples, n_features_out_)``, float32
         """
         with keep_state_on_error(self):
             return self._fit_features(X, y, sample_weight, keep=True)
@@ -288,7 +288,7 @@ class MultiGrainedScanner(TransformerMixin, EngineEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features_out_), float32
+        ndarray of shape ``(n_samples, n_features_out_)``, float32
         """
         X = check_predict_data(self, X)
         out = np.empty((X.shape[0], self.n_features_out_), dtype=np.float32)
