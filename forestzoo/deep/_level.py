@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from .._base import MAX_SEED
+from .._base import MAX_SEED, importance_sum
 from ..ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 
 
@@ -91,12 +91,18 @@ class KFoldEstimator:
     ``n_outputs`` is the number of classes (class codes ``0..n_outputs-1``)
     for a classifier, 1 for a regressor.  A fold forest that saw only some
     classes still returns a full-width class vector (zeros for the others).
+
+    With ``keep_importances``, ``importance_sum_`` holds the sum over every
+    tree of every fold forest of its impurity-based importances (each tree's
+    normalised to sum to one), over the features the forests read: computed
+    at fit, before the fold forests drop the node statistics it needs.
     """
 
-    def __init__(self, template, n_outputs):
+    def __init__(self, template, n_outputs, keep_importances=False):
         self.template = template
         self.n_outputs = n_outputs
         self.classification = is_classifier(template)
+        self.keep_importances = keep_importances
         self.estimators_ = []
 
     def _vector(self, est, X):
@@ -114,12 +120,15 @@ class KFoldEstimator:
         n_samples = X.shape[0]
         oof = np.empty((n_samples, self.n_outputs), dtype=np.float32)
         estimators = []
+        importances = np.zeros(X.shape[1]) if self.keep_importances else None
         for test in folds:
             train = np.ones(n_samples, dtype=bool)
             train[test] = False
             est = clone(self.template).set_params(random_state=int(rng.randint(MAX_SEED)))
             est.fit(X[train], y[train], sample_weight=None if sample_weight is None else sample_weight[train])
             oof[test] = self._vector(est, X[test])
+            if importances is not None:
+                importances += importance_sum([e.tree_ for e in est.estimators_], X.shape[1])
             # from here on the fold forest is only predicted with: it keeps only what prediction reads
             # (the 16-byte prediction table, a leaf code and the impure leaves' rows: ~20 bytes a node,
             # against the fitted tree's 64-byte record, prediction table and value row per node)
@@ -127,6 +136,8 @@ class KFoldEstimator:
                 est._keep_prediction_only()
             estimators.append(est)
         self.estimators_ = estimators
+        if importances is not None:
+            self.importance_sum_ = importances
         return oof
 
     def predict(self, X):
@@ -150,8 +161,8 @@ class CascadeLevel:
     input), float64 from ``transform``.
     """
 
-    def __init__(self, templates, n_outputs):
-        self.forests = [KFoldEstimator(t, n_outputs) for t in templates]
+    def __init__(self, templates, n_outputs, keep_importances=False):
+        self.forests = [KFoldEstimator(t, n_outputs, keep_importances) for t in templates]
         self.n_outputs = n_outputs
 
     def fit(self, X, y, sample_weight, folds, rng):
@@ -181,7 +192,7 @@ def level_score(vectors, y, n_outputs, classification):
 
 
 def grow_cascade(grade_inputs, y, sample_weight, folds, rng, templates, n_outputs, classification,
-                 max_levels, n_tolerant_rounds, verbose=0):
+                 max_levels, n_tolerant_rounds, verbose=0, keep_importances=False):
     """Grow levels until the out-of-fold score has not improved for ``n_tolerant_rounds`` levels.
 
     ``grade_inputs`` lists one feature matrix per grade: a plain cascade
@@ -190,6 +201,9 @@ def grow_cascade(grade_inputs, y, sample_weight, folds, rng, templates, n_output
     reads its own matrix and the class vectors of the grade before it (the
     very first grade reads its matrix alone).  A level's score is the
     out-of-fold accuracy (R^2) of its last grade's averaged class vectors.
+
+    ``keep_importances`` makes every fold forest keep its trees' summed
+    importances (see :class:`KFoldEstimator`).
 
     Returns ``(levels, scores, best_vectors)``: the levels up to and
     including the best one (each a list of grades), every evaluated level's
@@ -201,7 +215,7 @@ def grow_cascade(grade_inputs, y, sample_weight, folds, rng, templates, n_output
         grades = []
         for features in grade_inputs:
             X_in = features if prev is None else np.hstack([features, prev])
-            grade = CascadeLevel(templates, n_outputs)
+            grade = CascadeLevel(templates, n_outputs, keep_importances)
             prev = grade.fit(X_in, y, sample_weight, folds, rng)
             del X_in
             grades.append(grade)
