@@ -314,3 +314,24 @@ def test_cascade_fitted_without_recorded_importances_says_to_refit(fitted):
     del est.levels_[0].forests[0].importance_sum_
     with pytest.raises(AttributeError, match="refit"):
         est.feature_importances_
+
+
+def test_cascade_fold_forest_sums_equal_the_engine_importances():
+    from forestzoo._base import importance_sum
+    from forestzoo.deep._level import forest_importance_sum
+    from forestzoo.ensemble import ExtraTreesClassifier, RandomForestClassifier, RandomForestRegressor
+
+    X, y = _data("classification")
+    trees = [e.tree_ for e in ExtraTreesClassifier(n_estimators=5, max_features=1, random_state=0)
+             .fit(X, y).estimators_]
+    trees += [e.tree_ for e in RandomForestRegressor(n_estimators=3, max_depth=1, random_state=0)
+              .fit(X, y.astype(float)).estimators_]
+    trees += [RandomForestClassifier(n_estimators=1, random_state=0)
+              .fit(np.ones((10, X.shape[1])), np.arange(10) % 2).estimators_[0].tree_]
+    assert trees[-1].node_count == 1  # a tree without a split adds zeros
+    np.testing.assert_allclose(forest_importance_sum(trees, X.shape[1]), importance_sum(trees, X.shape[1]),
+                               rtol=1e-12, atol=1e-15)
+    images, labels = _images(n=100)
+    haar = HaarTreeClassifier(max_depth=2, random_state=0).fit(images, labels).tree_  # oblique nodes
+    np.testing.assert_allclose(forest_importance_sum([haar, haar], haar.n_features),
+                               importance_sum([haar, haar], haar.n_features), rtol=1e-12)

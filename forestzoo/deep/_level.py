@@ -16,7 +16,9 @@ import numpy as np
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from .._base import MAX_SEED, importance_sum
+from .._base import MAX_SEED
+from .._engine.api import TREE_LEAF
+from .._jit import njit
 from ..ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 
 
@@ -66,6 +68,45 @@ def make_folds(y, n_folds, classification, seed, sample_weight=None):
                 "use a smaller n_folds."
             )
     return folds
+
+
+@njit
+def _add_tree_importances(nodes, out):
+    """Add one axis-aligned tree's impurity decreases per feature, normalised to sum to one, to ``out``.
+
+    The work of :meth:`~forestzoo._engine.api.Tree.compute_feature_importances`
+    for a tree without oblique nodes, in one pass over its node records.
+    """
+    acc = np.zeros(out.shape[0])
+    total = 0.0
+    for k in range(nodes.shape[0]):
+        if nodes[k].left != TREE_LEAF:
+            acc[nodes[k].feature] += nodes[k].improvement
+            total += nodes[k].improvement
+    if total > 0.0:
+        for j in range(out.shape[0]):
+            out[j] += acc[j] / total
+
+
+def forest_importance_sum(trees, n_features):
+    """:func:`~forestzoo._base.importance_sum` of a forest's trees, without a pass of numpy calls per tree.
+
+    Each tree's impurity decreases (the nodes' ``improvement``) summed per
+    feature and normalised to sum to one (zeros for a tree without a
+    decrease), then summed over the trees.  The cascade records this for
+    every fold forest it fits, where the numpy calls of
+    ``compute_feature_importances`` would cost ~2 % of the fit of a forest of
+    completely-random trees; a compiled pass over the node records costs
+    ~0.1 ms per 10,000 nodes.  A tree with oblique nodes goes through
+    ``compute_feature_importances`` itself.
+    """
+    out = np.zeros(n_features)
+    for tree in trees:
+        if tree.obl_ptr.shape[0] > 1:
+            out += tree.compute_feature_importances()
+        else:
+            _add_tree_importances(tree.nodes, out)
+    return out
 
 
 def forest_templates(params, classification):
@@ -128,7 +169,7 @@ class KFoldEstimator:
             est.fit(X[train], y[train], sample_weight=None if sample_weight is None else sample_weight[train])
             oof[test] = self._vector(est, X[test])
             if importances is not None:
-                importances += importance_sum([e.tree_ for e in est.estimators_], X.shape[1])
+                importances += forest_importance_sum([e.tree_ for e in est.estimators_], X.shape[1])
             # from here on the fold forest is only predicted with: it keeps only what prediction reads
             # (the 16-byte prediction table, a leaf code and the impure leaves' rows: ~20 bytes a node,
             # against the fitted tree's 64-byte record, prediction table and value row per node)
