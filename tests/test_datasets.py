@@ -508,3 +508,149 @@ def test_openml_copy_of_other_shape_or_with_a_split_is_refused(monkeypatch, tmp_
         load_dataset("toy", data_home=tmp_path)
     with pytest.raises(ValueError, match="OpenML copy has no official split"):
         load_dataset("toy", data_home=tmp_path, split="train")
+
+
+# --- as_frame=True: pandas frames named after the features and the target ---------------
+
+def _check_frame(X_df, y_s, X, y):
+    import pandas as pd
+
+    assert isinstance(X_df, pd.DataFrame) and isinstance(y_s, pd.Series)
+    assert all(isinstance(c, str) and c for c in X_df.columns)
+    assert X_df.columns.is_unique and X_df.shape == X.shape
+    np.testing.assert_array_equal(X_df.to_numpy(), X)
+    assert (X_df.dtypes == np.float64).all()
+    np.testing.assert_array_equal(y_s.to_numpy(), y)
+    assert y_s.dtype == y.dtype
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_bundled_dataset_as_frame_equals_the_arrays(name):
+    X_df, y_s = load_dataset(name, as_frame=True)
+    X, y = load_dataset(name)
+    _check_frame(X_df, y_s, X, y)
+    assert y_s.name == "target"
+
+
+@pytest.mark.parametrize("name, loader", [
+    ("iris", skd.load_iris), ("wine", skd.load_wine),
+    ("breast_cancer_wisconsin_diag", skd.load_breast_cancer),
+    ("optdigits_test_sklearn", skd.load_digits),
+])
+def test_as_frame_names_the_columns_as_scikit_learn_does(name, loader):
+    X_df, y_s = load_dataset(name, as_frame=True)
+    ref = loader(as_frame=True)
+    assert list(X_df.columns) == list(ref.data.columns)
+    assert y_s.name == ref.target.name == "target"
+
+
+def test_as_frame_uses_the_header_of_bundled_files():
+    X_df, _ = load_dataset("concrete", as_frame=True)
+    assert list(X_df.columns[:3]) == ["Cement", "Blast Furnace Slag", "Fly Ash"]
+    X_df, _ = load_dataset("glass", as_frame=True)  # a header of generated names
+    assert list(X_df.columns) == [f"x{j}" for j in range(9)]
+
+
+def test_synthetic_dataset_as_frame_has_generated_names():
+    X_df, y_s = load_dataset("ringnorm", as_frame=True)
+    X, y = load_dataset("ringnorm")
+    _check_frame(X_df, y_s, X, y)
+    assert list(X_df.columns) == [f"x{j}" for j in range(20)] and y_s.name == "target"
+
+
+def test_data_directory_as_frame_reads_names_from_the_header(monkeypatch, tmp_path):
+    (tmp_path / "toy.csv").write_text("id,width,height,task,kind\n"
+                                      "r1,0.5,1,0,b\nr2,-2,3e2,1,a\nr3,7,8,1,c\n")
+    sha = hashlib.sha256((tmp_path / "toy.csv").read_bytes()).hexdigest()
+    info = DatasetInfo("toy", "classification", 3, 2, 3, "made up", "none",
+                       (DataFile("toy.csv", sha),), TableFormat(sep=",", header=True, drop=(0,),
+                                                             group=3), group_name="task")
+    monkeypatch.setitem(REGISTRY, "toy", info)
+    X_df, y_s, groups = load_dataset("toy", data_home=tmp_path, return_groups=True, as_frame=True)
+    X, y, g = load_dataset("toy", data_home=tmp_path, return_groups=True)
+    _check_frame(X_df, y_s, X, y)
+    assert list(X_df.columns) == ["width", "height"] and y_s.name == "kind"
+    assert groups.name == "task" and groups.tolist() == g.tolist() == [0, 1, 1]
+    # without a header: generated names, "target"
+    (tmp_path / "bare.csv").write_text("0.5,1,b\n-2,3,a\n")
+    sha = hashlib.sha256((tmp_path / "bare.csv").read_bytes()).hexdigest()
+    monkeypatch.setitem(REGISTRY, "bare", DatasetInfo(
+        "bare", "classification", 2, 2, 2, "made up", "none", (DataFile("bare.csv", sha),),
+        TableFormat(sep=",")))
+    X_df, y_s = load_dataset("bare", data_home=tmp_path, as_frame=True)
+    assert list(X_df.columns) == ["x0", "x1"] and y_s.name == "target"
+    assert y_s.tolist() == [1, 0]
+
+
+def test_as_frame_split_keeps_the_names(monkeypatch, tmp_path):
+    for part, text in (("tra", "a,b,y\n1,2,0\n3,4,1\n"), ("tes", "a,b,y\n5,6,1\n")):
+        (tmp_path / f"s.{part}").write_text(text)
+    sha = {n: hashlib.sha256((tmp_path / n).read_bytes()).hexdigest() for n in ("s.tra", "s.tes")}
+    monkeypatch.setitem(REGISTRY, "s", DatasetInfo(
+        "s", "classification", 3, 2, 2, "made up", "none",
+        (DataFile("s.tra", sha["s.tra"], "train"), DataFile("s.tes", sha["s.tes"], "test")),
+        TableFormat(sep=",", header=True)))
+    X_df, y_s = load_dataset("s", data_home=tmp_path, split="test", as_frame=True)
+    assert list(X_df.columns) == ["a", "b"] and y_s.name == "y"
+    assert X_df.to_numpy().tolist() == [[5.0, 6.0]] and list(X_df.index) == [0]
+
+
+def test_multi_target_as_frame_names_y_after_the_target(data_home):
+    if not (data_home / "energy_efficiency.csv.gz").is_file():
+        pytest.skip("energy_efficiency not in the data directory")
+    X_df, heat = load_dataset("energy_efficiency", data_home=data_home, as_frame=True)
+    _, cool = load_dataset("energy_efficiency", data_home=data_home, target="cooling",
+                           as_frame=True)
+    _, cool2 = load_dataset("energy_efficiency_cooling", data_home=data_home, as_frame=True)
+    assert list(X_df.columns) == [f"X{j}" for j in range(1, 9)]  # the file's header
+    assert (heat.name, cool.name, cool2.name) == ("heating", "cooling", "cooling")
+    assert heat[0] == 15.55 and cool[0] == 21.33
+
+
+def test_user_dataset_as_frame(tmp_path):
+    import pandas as pd
+
+    from forestzoo.datasets._user import dataset_from_spec
+
+    frame = pd.DataFrame({"u": [0.0, 1.0, 2.0, 3.0], "v": [1.0, 0.0, 1.0, 0.0]})
+    fzd.register_dataset("frame_loader", lambda: (frame, [0, 1, 0, 1]), replace_existing=True)
+    fzd.register_dataset("array_loader", lambda: (frame.to_numpy(), [0, 1, 0, 1]),
+                         replace_existing=True)
+    fzd.register_dataset("named_loader", lambda: (frame.to_numpy(), [0, 1, 0, 1]),
+                         feature_names=["p", "q"], replace_existing=True)
+    fzd.register_dataset("wrong_names", lambda: (frame.to_numpy(), [0, 1, 0, 1]),
+                         feature_names=["p"], replace_existing=True)
+    try:
+        assert list(load_dataset("frame_loader", as_frame=True)[0].columns) == ["u", "v"]
+        assert list(load_dataset("array_loader", as_frame=True)[0].columns) == ["x0", "x1"]
+        X_df, y_s = load_dataset("named_loader", as_frame=True)
+        assert list(X_df.columns) == ["p", "q"] and y_s.name == "target"
+        with pytest.raises(ValueError, match="2 features, but 1 feature_names"):
+            load_dataset("wrong_names")
+        with pytest.raises(ValueError, match="feature_names must be a sequence"):
+            fzd.register_dataset("bad", lambda: None, feature_names="pq")
+        path = tmp_path / "cars.csv"
+        path.write_text("speed,weight,kind\n1,2,a\n3,4,b\n5,6,a\n")
+        name = dataset_from_spec(str(path))
+        X_df, y_s = load_dataset(name, as_frame=True)
+        assert list(X_df.columns) == ["speed", "weight"] and y_s.tolist() == [0, 1, 0]
+    finally:
+        for n in ("frame_loader", "array_loader", "named_loader", "wrong_names", "cars"):
+            REGISTRY.pop(n, None)
+
+
+def test_openml_copy_as_frame_keeps_openml_names(monkeypatch, tmp_path, fake_fetch):
+    monkeypatch.setenv("FORESTZOO_DOWNLOAD", "1")
+    X_df, y_s = load_dataset("adult", data_home=tmp_path, as_frame=True)
+    assert list(X_df.columns) == list(_openml_adult_frame(10).data.columns)
+    assert y_s.name == "class" and y_s.dtype == np.int64
+
+
+def test_as_frame_without_pandas_is_a_clear_import_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pandas", None)  # import pandas raises ImportError
+    with pytest.raises(ImportError, match="as_frame=True.*needs pandas.*pip install pandas"):
+        load_dataset("iris", as_frame=True)
+    X, y = load_dataset("iris")  # the arrays need no pandas
+    assert X.shape == (150, 4)

@@ -10,6 +10,10 @@ papers' figures (spirals, banana, twonorm, ringnorm, waveform) have generators
 (``make_*``); ``two_spirals``, ``four_spirals`` and ``ringnorm`` are also
 registered as datasets drawn with ``random_state=0``.
 
+``load_dataset(name, as_frame=True)`` returns a pandas DataFrame whose
+columns are named after the features (``x0, x1, ...`` where the data carry
+no names) and a Series named after the target, as scikit-learn's loaders do.
+
 The user's own data: :func:`register_dataset` adds a dataset loaded by any
 callable, and :func:`load_file` reads a CSV, Parquet or ``.npz`` file (or an
 OpenML dataset by its id) with a chosen target column.

@@ -18,7 +18,7 @@ from ._readers import (
     read_idx,
     read_libsvm,
     read_table,
-    read_table_groups,
+    read_table_named,
 )
 from ._registry import REGISTRY
 
@@ -146,7 +146,8 @@ def _frame_column(col):
 
 
 def _load_openml(info):
-    """``(X, y)`` of ``info`` fetched by its OpenML id, in the file loader's contract."""
+    """``(X, y, feature names, target name)`` of ``info`` fetched by its OpenML id, in the file
+    loader's contract."""
     from sklearn.datasets import fetch_openml
 
     bunch = fetch_openml(data_id=info.openml_id, as_frame=True, parser="auto")
@@ -163,7 +164,7 @@ def _load_openml(info):
                          f"registry records {info.n_samples} x {info.n_features}: not the "
                          f"same data. Put the file in the data directory instead.")
     labels = np.asarray(target.astype(str) if info.task == "classification" else target)
-    return X, encode_target(labels, info.task)
+    return X, encode_target(labels, info.task), [str(c) for c in frame.columns], target.name
 
 
 def _load_bundled(info):
@@ -174,8 +175,8 @@ def _load_bundled(info):
                 f"The bundled file for {info.name!r} is missing from the installed "
                 f"package ({local}); reinstall forestzoo.")
         _check_sha256(local, info.bundle_sha256)  # a damaged install, not user data
-        X, labels, _ = read_table(local, CANONICAL)
-    return X, labels
+        X, labels, names = read_table(local, CANONICAL)
+    return X, labels, names
 
 
 def _checked_path(info, file, home):
@@ -187,7 +188,8 @@ def _checked_path(info, file, home):
 
 
 def _read_part(info, paths):
-    """Read the file(s) of one split: ``(X, labels, groups)``."""
+    """Read the file(s) of one split: ``(X, labels, feature names, groups, target name)``,
+    the names ``None`` where the files carry none (as :func:`read_table_named`)."""
     fmt = info.fmt
     if isinstance(fmt, IdxFormat):
         images, labels = (read_idx(p) for p in paths)
@@ -195,13 +197,12 @@ def _read_part(info, paths):
             raise ValueError(f"{paths[0]} holds {len(images)} images but {paths[1]} "
                              f"{len(labels)} labels.")
         X = np.ascontiguousarray(images.reshape(len(images), -1), dtype=np.float64)
-        return X, labels.astype(np.int64), None
+        return X, labels.astype(np.int64), None, None, None
     (path,) = paths
     if isinstance(fmt, LibSVMFormat):
         X, labels = read_libsvm(path, fmt)
-        return X, labels, None
-    X, labels, _, groups = read_table_groups(path, fmt)
-    return X, labels, groups
+        return X, labels, None, None, None
+    return read_table_named(path, fmt)
 
 
 def check_files(name, data_home=None):
@@ -223,12 +224,13 @@ def load_with_parts(name, data_home=None):
     if not info.splits or _fetches_from_openml(info, get_data_home(data_home)):
         X, y = load_dataset(name, data_home=data_home)
         return X, y, np.full(len(y), "all")
-    X, y, _, part = _load_from_dir(get_dataset_info(name), get_data_home(data_home), None,
-                                   return_part=True)
+    X, y, _, part, _ = _load_from_dir(get_dataset_info(name), get_data_home(data_home), None)
     return X, y, part
 
 
-def _load_from_dir(info, home, split, return_part=False):
+def _load_from_dir(info, home, split):
+    """``(X, y, groups, part, names)``: ``part[i]`` the split of row ``i`` and ``names`` the
+    files' ``(feature names, target name)``, each ``None`` where they carry none."""
     # Tables are read whole, even for one split, so that text labels get the
     # same codes whichever part is loaded; IDX and LIBSVM labels are numbers,
     # so only the asked-for part is read (fashion_mnist's train part is big).
@@ -241,20 +243,18 @@ def _load_from_dir(info, home, split, return_part=False):
         if numeric and split is not None and part_name != split:
             continue
         paths = [_checked_path(info, f, home) for f in files]
-        X, labels, groups = _read_part(info, paths)
-        parts.append((X, labels, groups, np.full(len(X), part_name)))
+        X, labels, names, groups, target_name = _read_part(info, paths)
+        parts.append((X, labels, groups, np.full(len(X), part_name), (names, target_name)))
     X = np.concatenate([p[0] for p in parts])
     labels = np.concatenate([p[1] for p in parts])
     groups = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
     part = np.concatenate([p[3] for p in parts])
     y = encode_target(labels, info.task)
-    if return_part:
-        return X, y, groups, part
     if split is not None:
         keep = part == split
-        X, y = np.ascontiguousarray(X[keep]), y[keep]
+        X, y, part = np.ascontiguousarray(X[keep]), y[keep], part[keep]
         groups = None if groups is None else groups[keep]
-    return X, y, groups
+    return X, y, groups, part, parts[0][4]
 
 
 def _with_target(info, target):
@@ -270,7 +270,80 @@ def _with_target(info, target):
     return replace(info, fmt=replace(base, target=col, drop=drop))
 
 
-def load_dataset(name, data_home=None, split=None, target=None, return_groups=False):
+def _feature_names(info, names, n_features):
+    """The column names of ``X``: the registry's, else the files' header, else ``x0, x1, ...``
+    (scikit-learn's convention for data without names)."""
+    for candidate in (info.feature_names, names):
+        if (candidate is not None and len(candidate) == n_features and all(candidate)
+                and len(set(candidate)) == n_features):
+            return [str(n) for n in candidate]
+    return [f"x{j}" for j in range(n_features)]
+
+
+def _target_name(info, target, file_name):
+    """The name of ``y``: the target asked for, else the entry's default target, else the
+    files' name for the column, else ``"target"`` (as scikit-learn's loaders name it)."""
+    if target is not None:
+        return target
+    for t, col in info.targets:  # the entry's own target (energy_efficiency_cooling: "cooling")
+        if col == info.fmt.target:
+            return t
+    return str(file_name) if file_name else "target"
+
+
+def _load(name, data_home, split, target, return_groups):
+    """``(X, y, groups, feature names, target name)`` of :func:`load_dataset`; the names
+    are ``None`` where the source carries none, ``groups`` is ``None`` without ``return_groups``."""
+    info = get_dataset_info(name)
+    if split is not None and split not in info.splits:
+        accepted = ", ".join(repr(s) for s in info.splits) or "only None (no official split)"
+        raise ValueError(f"Dataset {name!r} has no split {split!r}; accepted: {accepted}.")
+    if return_groups and info.group_name is None:
+        raise ValueError(f"Dataset {name!r} has no group column; return_groups=True "
+                         f"works for: {', '.join(n for n, i in REGISTRY.items() if i.group_name)}.")
+    if info.loader is not None:
+        if split is not None or target is not None:
+            raise ValueError(f"Dataset {info.name!r} is the user's (register_dataset): it has no "
+                             f"official split or alternative target.")
+        from ._user import call_loader
+
+        X, y, names = call_loader(info, return_names=True)
+        return X, y, None, names, None
+    if target is not None:
+        info = _with_target(info, target)
+    if info.synthetic:
+        from . import _synthetic
+
+        X, y = getattr(_synthetic, info.generator)(info.n_samples, random_state=0)
+        return X, y, None, None, None
+    if info.bundled:
+        X, labels, names = _load_bundled(info)
+        # the bundle's target column is always named "target": the name is the registry's
+        return X, encode_target(labels, info.task), None, names, None
+    home = get_data_home(data_home)
+    if _fetches_from_openml(info, home):
+        if split is not None or target is not None or return_groups:
+            raise ValueError(f"Dataset {name!r} would be fetched from OpenML (its file is not in "
+                             f"the data directory), and the OpenML copy has no official split, "
+                             f"alternative target or group column: split=, target= and "
+                             f"return_groups= need the file.")
+        X, y, names, target_name = _load_openml(info)
+        return X, y, None, names, target_name
+    X, y, groups, _, (names, target_name) = _load_from_dir(info, home, split)
+    return X, y, groups if return_groups else None, names, target_name
+
+
+def _pandas(what):
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError(f"{what} needs pandas, which is not installed: pip install pandas "
+                          f"(or leave as_frame=False for numpy arrays).") from None
+    return pd
+
+
+def load_dataset(name, data_home=None, split=None, target=None, return_groups=False,
+                 as_frame=False):
     """Load a registered dataset as ``(X, y)``.
 
     Parameters
@@ -298,16 +371,27 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     return_groups : bool, default=False
         Also return the group column of datasets that have one
         (``info.group_name``: landmine's 29 tasks).
+    as_frame : bool, default=False
+        Return ``X`` as a pandas DataFrame and ``y`` (and ``groups``) as
+        pandas Series, as scikit-learn's loaders do with ``as_frame=True``.
+        The columns are named after the features: the names the registry
+        records (``info.feature_names``), else those of the file's header,
+        else ``x0, x1, ...`` (synthetic data, image and LIBSVM files, the
+        user's loaders that return no DataFrame). ``y`` is named after the
+        target (the ``target`` asked for or the entry's default one, the
+        file's name for the column, else ``"target"``), ``groups`` after
+        ``info.group_name``. The values are those of ``as_frame=False``.
+        Needs pandas.
 
     Returns
     -------
-    X : ndarray of shape (n_samples, n_features), float64
+    X : ndarray of shape (n_samples, n_features), float64, or DataFrame
         NaN marks a missing value (only where ``info.missing_values``).
-    y : ndarray of shape (n_samples,)
+    y : ndarray of shape (n_samples,), or Series
         int64 class labels for classification (integer labels keep their
         values; other labels become their index in sorted order), float64
         targets for regression.
-    groups : ndarray of shape (n_samples,), int64
+    groups : ndarray of shape (n_samples,), int64, or Series
         Only with ``return_groups=True``.
 
     Raises
@@ -318,6 +402,8 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
         A non-bundled dataset whose file is not in the data directory (and
         that is not fetched from OpenML); the message says which file and
         where to put it.
+    ImportError
+        ``as_frame=True`` without pandas installed.
 
     Examples
     --------
@@ -325,37 +411,16 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     >>> X, y = load_dataset("iris")
     >>> X.shape, y[:3]
     ((150, 4), array([0, 0, 0]))
+    >>> X, y = load_dataset("iris", as_frame=True)
+    >>> list(X.columns[:2]), y.name
+    (['sepal length (cm)', 'sepal width (cm)'], 'target')
     """
-    info = get_dataset_info(name)
-    if split is not None and split not in info.splits:
-        accepted = ", ".join(repr(s) for s in info.splits) or "only None (no official split)"
-        raise ValueError(f"Dataset {name!r} has no split {split!r}; accepted: {accepted}.")
-    if return_groups and info.group_name is None:
-        raise ValueError(f"Dataset {name!r} has no group column; return_groups=True "
-                         f"works for: {', '.join(n for n, i in REGISTRY.items() if i.group_name)}.")
-    if info.loader is not None:
-        if split is not None or target is not None:
-            raise ValueError(f"Dataset {info.name!r} is the user's (register_dataset): it has no "
-                             f"official split or alternative target.")
-        from ._user import call_loader
-
-        return call_loader(info)
-    if target is not None:
-        info = _with_target(info, target)
-    if info.synthetic:
-        from . import _synthetic
-
-        return getattr(_synthetic, info.generator)(info.n_samples, random_state=0)
-    if info.bundled:
-        X, labels = _load_bundled(info)
-        return X, encode_target(labels, info.task)
-    home = get_data_home(data_home)
-    if _fetches_from_openml(info, home):
-        if split is not None or target is not None or return_groups:
-            raise ValueError(f"Dataset {name!r} would be fetched from OpenML (its file is not in "
-                             f"the data directory), and the OpenML copy has no official split, "
-                             f"alternative target or group column: split=, target= and "
-                             f"return_groups= need the file.")
-        return _load_openml(info)
-    X, y, groups = _load_from_dir(info, home, split)
+    pd = _pandas("load_dataset(..., as_frame=True)") if as_frame else None
+    X, y, groups, names, target_name = _load(name, data_home, split, target, return_groups)
+    if pd is not None:
+        info = get_dataset_info(name)
+        X = pd.DataFrame(X, columns=_feature_names(info, names, X.shape[1]))
+        y = pd.Series(y, name=_target_name(info, target, target_name))
+        if groups is not None:
+            groups = pd.Series(groups, name=info.group_name)
     return (X, y, groups) if return_groups else (X, y)

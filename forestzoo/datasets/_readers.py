@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["TableFormat", "LibSVMFormat", "IdxFormat", "CANONICAL", "read_table",
-           "read_table_groups", "read_libsvm", "read_idx", "encode_target",
+           "read_table_groups", "read_table_named", "read_libsvm", "read_idx", "encode_target",
            "write_canonical"]
 
 
@@ -102,6 +102,15 @@ def read_table(path, fmt):
 
 def read_table_groups(path, fmt):
     """Like :func:`read_table`, plus the group column (``None`` without one)."""
+    return read_table_named(path, fmt)[:4]
+
+
+def read_table_named(path, fmt):
+    """Like :func:`read_table_groups`, plus the header's name of the target column.
+
+    Returns ``(X, labels, feature_names, groups, target_name)``; ``target_name``
+    is ``None`` when the file has no usable header (see :func:`read_table`).
+    """
     with _open_text(path) as fh:
         lines = [ln for ln in fh.read().splitlines() if ln.strip()]
     header = _split(lines.pop(0), fmt.sep) if fmt.header else None
@@ -126,11 +135,12 @@ def read_table_groups(path, fmt):
         X = np.ascontiguousarray(features.astype(np.float64))
     except ValueError as exc:
         raise ValueError(f"{path}: a feature column is not numeric ({exc}).") from None
-    names = None
+    names = target_name = None
     if header is not None and len(header) == width:
         names = [header[j] for j in keep]
+        target_name = header[target]
     groups = None if group is None else table[:, group].astype(np.float64).astype(np.int64)
-    return X, table[:, target], names, groups
+    return X, table[:, target], names, groups, target_name
 
 
 def read_libsvm(path, fmt):

@@ -70,6 +70,9 @@ class DatasetInfo:
     #: the user's datasets (``register_dataset``): ``loader() -> (X, y)``; their sizes are
     #: None until the first load
     loader: Callable | None = field(default=None, compare=False, repr=False)
+    #: names of the features where the files carry none (or a header that is no list of names);
+    #: ``load_dataset(..., as_frame=True)`` names its columns with them
+    feature_names: tuple[str, ...] | None = None
 
     @property
     def bundled(self):
@@ -106,11 +109,18 @@ def _pmlb(name, pmlb_name, n, d, k, sha, bundle=None, notes="", origin="UCI"):
          "MIT (PMLB); data per the original source's terms", bundle, notes)
 
 
-def _sklearn(name, file, sk_file, n, d, k, sha, bundle, fmt=None):
-    # scikit-learn's csv files start with a "n_samples,n_features,names" line
+def _sklearn(name, file, sk_file, n, d, k, sha, bundle, feature_names, fmt=None):
+    # scikit-learn's csv files start with a "n_samples,n_features,class names" line, not with
+    # feature names: those are the UCI descriptions' (as scikit-learn's loaders name them)
     _add(name, _CLF, n, d, k, DataFile(file, sha), fmt or TableFormat(sep=",", header=True),
          f"scikit-learn 1.9.1, sklearn/datasets/data/{sk_file}; originally UCI",
-         "BSD-3-Clause (scikit-learn)", bundle)
+         "BSD-3-Clause (scikit-learn)", bundle, feature_names=tuple(feature_names))
+
+
+#: The ten measurements of a cell nucleus in the Wisconsin diagnostic breast cancer data
+#: (Street, Wolberg & Mangasarian 1993), each given as its mean, standard error and worst value.
+_WDBC = ("radius", "texture", "perimeter", "area", "smoothness", "compactness", "concavity",
+         "concave points", "symmetry", "fractal dimension")
 
 
 def _common(name, task, n, d, k, files, fmt, cd_path, bundle=None, notes=""):
@@ -186,16 +196,24 @@ _pmlb("wine_quality_white", "wine_quality_white", n=4898, d=11, k=7,
 # --- bundled: scikit-learn (BSD-3-Clause) ---------------------------------------------
 _sklearn("breast_cancer_wisconsin_diag", "breast_cancer_wdbc.csv", "breast_cancer.csv",
          n=569, d=30, k=2,
+         feature_names=[f"mean {m}" for m in _WDBC] + [f"{m} error" for m in _WDBC]
+         + [f"worst {m}" for m in _WDBC],
          sha="fed3eb72d0575ef6192293f5093c6e801b1476b577d0386bf4455504522172ed",
          bundle="87a7dbcba0833476091577321fa6caafb35eeadb92ee0e1e351396311fac903c")
 _sklearn("iris", "iris.csv", "iris.csv", n=150, d=4, k=3,
+         feature_names=["sepal length (cm)", "sepal width (cm)", "petal length (cm)",
+                        "petal width (cm)"],
          sha="f13ffa8fdd56fd8e6c8d16d4081a3fbd3114bcd0aae4256c43205169cd9d1449",
          bundle="90584e3073dd90e803a6155efa3f76033a688243e720b6d84f6d2454dfb98e4a")
 _sklearn("optdigits_test_sklearn", "digits_optdigits_test.csv.gz", "digits.csv.gz",
          n=1797, d=64, k=10, fmt=TableFormat(sep=","),  # no line to skip
+         feature_names=[f"pixel_{r}_{c}" for r in range(8) for c in range(8)],  # 8 x 8 images
          sha="09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22",
          bundle="4f75a30fbe0a86231450ae7720548092125b74f6cf8e12f9dc0562c94a16f97f")
 _sklearn("wine", "wine.csv", "wine_data.csv", n=178, d=13, k=3,
+         feature_names=["alcohol", "malic_acid", "ash", "alcalinity_of_ash", "magnesium",
+                        "total_phenols", "flavanoids", "nonflavanoid_phenols", "proanthocyanins",
+                        "color_intensity", "hue", "od280/od315_of_diluted_wines", "proline"],
          sha="10e8a802908b34f86e5da8ce962f3c806694bc98450a18f61851af59f324bede",
          bundle="f6d8f4870f762d89f14284927229871971b5a8925260954556503e304f87b817")
 

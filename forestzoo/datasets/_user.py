@@ -30,7 +30,7 @@ _TASKS = ("classification", "regression")
 
 
 def register_dataset(name, loader, *, task="classification", source="", licence="",
-                     notes="", replace_existing=False):
+                     notes="", replace_existing=False, feature_names=None):
     """Register a dataset under ``name``, loaded by ``loader()``.
 
     Parameters
@@ -51,6 +51,10 @@ def register_dataset(name, loader, *, task="classification", source="", licence=
     replace_existing : bool, default=False
         Replace a dataset registered earlier with :func:`register_dataset`
         under the same name (forestzoo's own datasets are never replaced).
+    feature_names : sequence of str, optional
+        Names of the columns of ``X``, for ``load_dataset(..., as_frame=True)``.
+        Default: the column names of ``X`` when the loader returns a pandas
+        DataFrame, else ``x0, x1, ...``.
 
     Returns
     -------
@@ -80,6 +84,11 @@ def register_dataset(name, loader, *, task="classification", source="", licence=
         raise ValueError(f"loader must be a callable returning (X, y), got {loader!r}.")
     if task not in _TASKS:
         raise ValueError(f"task must be one of {_TASKS}, got {task!r}.")
+    if feature_names is not None:
+        if isinstance(feature_names, str) or not all(isinstance(n, str) and n for n in feature_names):
+            raise ValueError(f"feature_names must be a sequence of non-empty strings, got "
+                             f"{feature_names!r}.")
+        feature_names = tuple(feature_names)
     taken = [key for key in REGISTRY if key.lower() == name.lower()]
     for key in taken:
         if REGISTRY[key].loader is None:
@@ -89,7 +98,8 @@ def register_dataset(name, loader, *, task="classification", source="", licence=
                              f"replace_existing=True to replace it.")
         del REGISTRY[key]
     info = DatasetInfo(name, task, None, None, None, source or f"user loader {_qualname(loader)}",
-                       licence or "the user's", (), None, notes=notes, loader=loader)
+                       licence or "the user's", (), None, notes=notes, loader=loader,
+                       feature_names=feature_names)
     REGISTRY[name] = info
     return info
 
@@ -98,8 +108,12 @@ def _qualname(obj):
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
 
 
-def call_loader(info):
-    """``(X, y)`` from a registered loader, checked and converted; fills in the sizes."""
+def call_loader(info, return_names=False):
+    """``(X, y)`` from a registered loader, checked and converted; fills in the sizes.
+
+    With ``return_names``, also the feature names: the registered ones, else the
+    column names of a DataFrame ``X``, else None.
+    """
     what = f"The loader of dataset {info.name!r}"
     try:
         X, y = info.loader()
@@ -107,6 +121,9 @@ def call_loader(info):
         if "unpack" in str(exc):
             raise ValueError(f"{what} must return a pair (X, y).") from None
         raise
+    names = info.feature_names
+    if names is None and hasattr(X, "columns") and hasattr(X, "dtypes"):
+        names = [str(c) for c in X.columns]
     try:
         X = np.ascontiguousarray(X, dtype=np.float64)
     except (TypeError, ValueError):
@@ -119,6 +136,9 @@ def call_loader(info):
     if len(y) < 2 or X.shape[1] < 1:
         raise ValueError(f"{what} returned {len(y)} rows and {X.shape[1]} features; at least "
                          f"2 rows and 1 feature are needed.")
+    if info.feature_names is not None and len(info.feature_names) != X.shape[1]:
+        raise ValueError(f"{what} returned {X.shape[1]} features, but {len(info.feature_names)} "
+                         f"feature_names were registered.")
     y = encode_target(y, info.task)
     if info.task == "regression" and not np.all(np.isfinite(y)):
         raise ValueError(f"{what} returned a target with missing or infinite values.")
@@ -127,7 +147,7 @@ def call_loader(info):
     if current is not None and current.loader is info.loader:
         REGISTRY[info.name] = replace(current, n_samples=len(y), n_features=X.shape[1],
                                       n_classes=n_classes, missing_values=bool(np.isnan(X).any()))
-    return X, y
+    return (X, y, names) if return_names else (X, y)
 
 
 # --- files ------------------------------------------------------------------------------
@@ -408,9 +428,12 @@ def dataset_from_spec(spec, *, task="classification", target=None, categorical="
     taken = {k.lower(): k for k in REGISTRY}
     if name.lower() in taken and REGISTRY[taken[name.lower()]].source != source:
         name = spec
-    X, y = load_file(spec, target=target, task=task, categorical=categorical)
+    X, y, feats = load_file(spec, target=target, task=task, categorical=categorical,
+                            return_names=True)
     data = {"X": X, "y": y}  # read once: a run loads it again from memory
+    unique = len(set(feats)) == len(feats) and all(feats)
     register_dataset(name, lambda: (data["X"], data["y"]), task=task, source=source,
-                     licence="the user's", replace_existing=True)
+                     licence="the user's", replace_existing=True,
+                     feature_names=feats if unique else None)
     call_loader(REGISTRY[name])
     return name

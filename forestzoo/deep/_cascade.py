@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
 from .._base import MAX_SEED, EngineEstimator
 from .._validation import check_fit_data, check_predict_data
@@ -93,7 +94,7 @@ class BaseCascadeForest(EngineEstimator):
         folds = make_folds(target, self.n_folds, classification, int(rng.randint(MAX_SEED)), sample_weight)
         levels, scores, vectors = grow_cascade(
             [X], target, sample_weight, folds, rng, templates, n_outputs, classification,
-            self.max_levels, self.n_tolerant_rounds, self.verbose,
+            self.max_levels, self.n_tolerant_rounds, self.verbose, keep_importances=True,
         )
         # state is assigned only now: a failed fit leaves the previous model intact
         if classification:
@@ -114,6 +115,51 @@ class BaseCascadeForest(EngineEstimator):
         X = check_predict_data(self, X)
         vectors = cascade_transform([[level] for level in self.levels_], [X])
         return mean_vector(vectors, self._n_outputs)
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) importances of the original features, over every tree of the kept levels.
+
+        Every fold forest of every kept level is a forest of engine trees; a
+        level after the first reads the original features followed by the
+        class vectors (predictions) of the level before it.  Each tree's
+        impurity decreases, weighted by its nodes' sample weights, are
+        normalised to sum to one over all the features it read; the parts of
+        the original features are summed over all trees of all kept levels
+        and normalised to sum to one, as
+        :class:`~forestzoo.RandomForestClassifier` averages its trees.  The
+        share of the appended class vectors is left out rather than passed
+        back to the features they were computed from: a class vector is the
+        output of a whole forest of the level before, not a function of any
+        one feature, so no share of it belongs to a feature.  A level whose
+        trees split mostly on class vectors thus adds little; the first level
+        reads the original features only.  The importances are recorded at
+        fit, before the fold forests drop the node statistics they need.
+        All zeros when no tree splits on an original feature.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape (n_features_in_,)
+
+        Raises
+        ------
+        AttributeError
+            For a model fitted by a forestzoo version that did not record them.
+        """
+        check_is_fitted(self)
+        d = self.n_features_in_
+        total = np.zeros(d)
+        for level in self.levels_:
+            for forest in level.forests:
+                imp = getattr(forest, "importance_sum_", None)
+                if imp is None:
+                    raise AttributeError(
+                        f"This {type(self).__name__} was fitted without recording its trees' importances "
+                        "(the fold forests keep only what prediction reads); refit it to get "
+                        "feature_importances_.")
+                total += imp[:d]
+        s = total.sum()
+        return total / s if s > 0 else total
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

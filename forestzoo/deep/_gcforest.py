@@ -196,6 +196,30 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
         self.n_trees_ = tree_count(levels) + sum(g.n_trees for g in grains)
         return self
 
+    @property
+    def feature_importances_(self):
+        """Not available: gcForest's cascade splits on the class vectors of windows, not on the input features.
+
+        Multi-grained scanning (Zhou & Feng 2017, Sec. 3.3) turns every
+        window of the input into the class vector a scanning forest gives it,
+        and every grade of the cascade reads those vectors (and the class
+        vectors of the grade before it), never the input features.  An input
+        feature lies in many windows, at a different position in each, and a
+        window's class vector is the output of a whole forest, so no share of
+        a split's impurity decrease belongs to one input feature.
+        :class:`CascadeForestClassifier`, whose first level reads the features
+        themselves, has ``feature_importances_``.
+
+        Raises
+        ------
+        AttributeError
+            Always, so that ``hasattr(clf, "feature_importances_")`` is False.
+        """
+        raise AttributeError(
+            "GCForestClassifier has no feature_importances_: its cascade splits on the class vectors of "
+            "multi-grained scanning windows, which do not map back to the input features. "
+            "CascadeForestClassifier, whose trees split on the features themselves, has them.")
+
     def predict_proba(self, X):
         """Mean class vector of the last grade of the last kept level."""
         X = check_predict_data(self, X)

@@ -8,8 +8,9 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import MAX_SEED, EngineEstimator
+from .._base import MAX_SEED, EngineEstimator, forest_importances
 from .._parallel import single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
 from ._noise import NOISE_KINDS, corrupt
@@ -285,6 +286,28 @@ class BaseDenoisingForest(EngineEstimator):
         else:
             masks = self._suspected(X, self._paths(X))
         return self._multipath(X, masks)
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) feature importances of the selected trees, normalised to sum to one.
+
+        The trees are ordinary CART trees of the engine (or those of
+        ``init_forest``), so the mean decrease in impurity is defined as for
+        :class:`~forestzoo.RandomForestClassifier`: each tree's impurity
+        decreases, weighted by its nodes' sample weights and normalised to
+        sum to one, are averaged over the trees and normalised again.  Only
+        the selected trees (``selected_trees_``) predict, so only they count.
+        The autoencoders and the multi-path estimate (Hibino et al. 2017,
+        Sec. 3.3-3.4) change which leaves a noisy row reaches, not where the
+        trees split, so they add no impurity decrease of their own.  All zeros
+        when no selected tree has a split.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape (n_features_in_,)
+        """
+        check_is_fitted(self)
+        return forest_importances([lay.tree for lay in self.layouts_], self.n_features_in_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

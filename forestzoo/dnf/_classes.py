@@ -4,8 +4,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import CLASSIFICATION_CRITERIA
+from .._base import CLASSIFICATION_CRITERIA, forest_importances
 from ..ensemble import RandomForestClassifier
 from ..tree import DecisionTreeClassifier
 from ._base import BaseDNF
@@ -187,6 +188,27 @@ class DNDTClassifier(BaseDNF):
         values = np.zeros((tree.values.shape[0], n_classes))
         values[:, tree_classes] = tree.values
         return Tree(tree.nodes, values, tree.n_features)
+
+    @property
+    def feature_importances_(self):
+        """Not available: a DNDT is one differentiable function, not a tree of impurity splits.
+
+        Fine-tuning moves every split of the initial tree off its axis and
+        trains all of them jointly on the squared error (Seyedhosseini &
+        Tasdizen 2015, Eqs. 7-8), so no split keeps an impurity decrease on
+        one feature, and a single function has no ensemble to average over.
+        The importances of the tree it started from are
+        ``initial_tree_.feature_importances_``.
+
+        Raises
+        ------
+        AttributeError
+            Always, so that ``hasattr(clf, "feature_importances_")`` is False.
+        """
+        raise AttributeError(
+            "DNDTClassifier has no feature_importances_: fine-tuning makes every split oblique and trains "
+            "them jointly, so no impurity decrease is defined for the fitted function. The impurity-based "
+            "importances of the tree it started from are initial_tree_.feature_importances_.")
 
     def predict_proba(self, X):
         """Normalised class scores: ``[1 - h~, h~]`` (binary) or ``h~^c / sum_c h~^c``."""
@@ -400,6 +422,33 @@ class DNRFClassifier(BaseDNF):
         self.n_estimators_ = int(np.argmin(errors)) + 1  # the fewest trees reaching the lowest error
         self.dnfs_ = self.dnfs_[: self.n_estimators_]
         self.finetune_info_ = self.finetune_info_[: self.n_estimators_]
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) importances of the random forest the DNRF was built from.
+
+        Every fine-tuned function starts as one tree of ``forest_`` (a
+        conventional random forest, Algorithm 1-2 of Seyedhosseini & Tasdizen
+        2015): which features the forest splits on, and how much each split
+        decreased the impurity, is what it hands to the fine-tuning.  So the
+        importances are those of the forest's trees that are kept (the first
+        ``n_estimators_``), computed as for
+        :class:`~forestzoo.RandomForestClassifier`: each tree's impurity
+        decreases, weighted by its nodes' sample weights and normalised to sum
+        to one, averaged over the trees and normalised again.  They describe
+        the trees before fine-tuning, which makes every split oblique and
+        defines no impurity decrease of its own.  All zeros when no kept tree
+        has a split.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape (n_features_in_,)
+        """
+        check_is_fitted(self)
+        from ..interop import forest_trees
+
+        trees, _ = forest_trees(self.forest_)
+        return forest_importances(trees[: self.n_estimators_], self.n_features_in_)
 
     def predict_proba(self, X):
         """Share of the trees' votes (``voting="hard"``) or mean normalised class scores ("soft")."""

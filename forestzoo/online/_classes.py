@@ -445,6 +445,34 @@ class BaseOnlineForest(BaseEstimator):
         check_is_fitted(self)
         return [self.forest_.tree(t, self.n_features_in_) for t in self.forest_.voters]
 
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) importances of the voting trees, normalised to sum to one.
+
+        An online tree keeps, for every split, the gain that chose it: the
+        lecture's ``Delta E`` (impurity of the leaf's samples minus the
+        size-weighted impurities of the two sides), computed from the class
+        counts (or the ``{n, mu, E}`` statistics) of the candidate's two
+        sides, times the samples the leaf had seen when it split.  That is a
+        split's impurity decrease weighted by its node's sample count, the
+        quantity the mean decrease in impurity sums, so the importances are
+        computed as for :class:`~forestzoo.RandomForestClassifier`: each
+        voting tree's decreases summed per feature and normalised to sum to
+        one, averaged over the trees that split, normalised again.  The
+        background trees of drift handling do not vote and do not count; a
+        replaced tree's splits are forgotten with it.  Sample counts include
+        the Poisson(1) repetitions of online bagging.  All zeros while no
+        tree has split.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape (n_features_in_,)
+        """
+        from .._base import forest_importances
+
+        trees = [t for t in self.estimators_ if t.node_count > 1]
+        return forest_importances(trees, self.n_features_in_)
+
     def get_n_nodes(self):
         """Number of nodes of every voting tree."""
         check_is_fitted(self)

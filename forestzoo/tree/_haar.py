@@ -13,14 +13,62 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import CLASSIFICATION_CRITERIA, MAX_SEED, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params
-from .._engine.api import RANDOM, TrainingData, TreeTarget, grow
+from .._engine.api import RANDOM, TREE_LEAF, TrainingData, TreeTarget, grow
 from .._validation import apply_class_weight, check_fit_data, check_predict_data
-from ._haar_bank import build_bank, integral_images
+from ._haar_bank import _rects, build_bank, integral_images, padded_shape
 from ._haar_search import HaarNodeModel
 
 #: Fields of ``HaarTreeClassifier.node_filters_``.
 FILTER_DTYPE = np.dtype([("shape", "U6"), ("top", np.int32), ("left", np.int32), ("height", np.int32),
                          ("width", np.int32)])
+
+
+def pixel_importances(tree, filters, image_shape):
+    """Impurity decreases of a Haar tree spread over the pixels of each split's filter, normalised.
+
+    A Haar feature is a linear function of the pixels: ``sum_p a_p x_p``,
+    ``a_p`` the sum of the signed weights of the filter's rectangles that
+    hold pixel ``p`` (a rectangle weighs ``+-1 / its area``, so that the
+    feature is a difference of mean intensities).  A
+    split's weighted impurity decrease is shared among the image's pixels in
+    proportion to ``|a_p|``, the engine's rule for oblique splits
+    (:meth:`~forestzoo._engine.api.Tree.compute_feature_importances`) applied
+    to the pixel weights instead of the integral-image entries the tree
+    stores.  Pixels of the zero padding (:func:`padded_shape`) are no input
+    features: the share goes to the image's own pixels.
+
+    Parameters
+    ----------
+    tree : Tree
+        The fitted tree (``HaarTreeClassifier.tree_``).
+    filters : structured array of ``FILTER_DTYPE``, shape (n_nodes,)
+        The filter of every internal node (``node_filters_``).
+    image_shape : (int, int)
+        ``(height, width)`` of the images.
+
+    Returns
+    -------
+    importances : ndarray of shape (height * width,)
+        In the pixel order of ``X`` (row by row); sums to one, or all zeros
+        when the tree has no split.
+    """
+    h, w = image_shape
+    H, W = padded_shape(image_shape)
+    nodes = tree.nodes
+    imp = np.zeros((h, w))
+    coef = np.zeros((H, W))
+    for k in np.flatnonzero(nodes["left"] != TREE_LEAF):
+        shape, top, left, height, width = filters[k]
+        coef[:] = 0.0
+        for r0, r1, c0, c1, weight in _rects(str(shape), int(height), int(width)):
+            coef[top + r0:top + r1, left + c0:left + c1] += weight
+        a = np.abs(coef[:h, :w])
+        total = a.sum()
+        if total > 0:
+            imp += nodes["improvement"][k] * (a / total)
+    imp = imp.ravel()
+    total = imp.sum()
+    return imp / total if total > 0 else imp
 
 
 class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
@@ -230,6 +278,30 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         """Sparse (n_samples, n_nodes) indicator of the nodes each image visits."""
         II = self._integral(X)
         return self.tree_.decision_path(II)
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) importance of every pixel, normalised to sum to one.
+
+        A split thresholds a Haar feature, a difference of mean intensities
+        of rectangles of pixels, not one input feature, so its impurity
+        decrease has to be divided among pixels to give per-pixel
+        importances.  It is spread over the pixels its filter covers in
+        proportion to the magnitude of each pixel's weight in the feature
+        (:func:`pixel_importances`): the rectangles of a two-rectangle filter
+        get half of the decrease each, spread evenly over their pixels, and a
+        pixel in several filters adds up its shares; pixels that no split's
+        filter covers get none.  The decreases are weighted by the nodes'
+        sample weights, as for :class:`DecisionTreeClassifier`.  All zeros
+        for a tree without a split.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape (n_features_in_,)
+            One entry per pixel, in the order of the columns of ``X``.
+        """
+        check_is_fitted(self)
+        return pixel_importances(self.tree_, self.node_filters_, self.image_shape_)
 
     def get_depth(self):
         """Depth of the tree (the root alone has depth 0)."""
