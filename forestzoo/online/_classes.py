@@ -560,7 +560,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     n_tests : int, default=100
         Candidate splits kept at every leaf (the lecture leaves the number
         open).  Each leaf holds ``2 * n_tests * n_classes`` counts, so memory
-        grows with it; ``benchmarks/orf_settings.py`` measures the choice.
+        grows with it; ``benchmarks/investigations/orf_settings.py`` measures the choice.
     min_samples_split : int, default=20
         ``n_split``: samples a leaf must see (since its creation) before it may split.
     min_gain : float, default=0.0
