@@ -53,6 +53,7 @@ IGNORED = {
     "GL01": "PEP 257 style: the summary starts on the line of the opening quotes",
     "ES01": "an extended summary is optional: many objects say all in their summary and sections",
     "SA01": "a See Also section is optional",
+    "RT02": "numpydoc's format lets a single return value be named (``path : Bunch``)",
 }
 
 #: numpydoc checks not enforced on methods, each with its reason.
