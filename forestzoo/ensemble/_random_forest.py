@@ -80,9 +80,10 @@ def _doc(crit, splitter, max_features, bootstrap, class_weight=""):
                               class_weight=class_weight)
 
 
-_CLF_CRIT = '{"gini", "entropy", "log_loss"}, default="gini"'
+_CLF_CRIT = ('{"gini", "entropy", "log_loss"}, default="gini"\n'
+             '        Impurity measure of the trees; "entropy" and "log_loss" are the same.')
 _REG_CRIT = ('{"squared_error", "absolute_error", "poisson"}, default="squared_error"\n'
-             '        "poisson": the half Poisson deviance (``y >= 0``, positive sum); "absolute_error": the mean\n'
+             '        Impurity measure of the trees.  "poisson": the half Poisson deviance (``y >= 0``, positive sum); "absolute_error": the mean\n'
              '        absolute deviation from the weighted median, which the leaves predict (no ``monotonic_cst``);\n'
              '        "friedman_mse" maps to "squared_error" with a ``FutureWarning``, as in scikit-learn 1.9.')
 _CLASS_WEIGHT_DOC = """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
