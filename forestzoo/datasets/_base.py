@@ -108,14 +108,14 @@ def list_datasets(task=None, bundled=None):
     -------
     list of DatasetInfo
         The datasets that match, sorted by name.
+        Each with ``name``, ``task``, ``n_samples``, ``n_features``,
+        ``n_classes``, ``source``, ``licence``, ``bundled`` and ``splits``.
 
     Examples
     --------
     >>> from forestzoo.datasets import list_datasets
     >>> "iris" in [info.name for info in list_datasets(task="classification", bundled=True)]
     True
-        Each with ``name``, ``task``, ``n_samples``, ``n_features``,
-        ``n_classes``, ``source``, ``licence``, ``bundled`` and ``splits``.
     """
     if task is not None and task not in _TASKS:
         raise ValueError(f"task must be one of {_TASKS} or None, got {task!r}.")

@@ -347,7 +347,7 @@ def load_file(path, *, target=None, task="classification", categorical="refuse",
     >>> import pathlib, tempfile
     >>> from forestzoo.datasets import load_file
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "data.csv"
-    >>> _ = path.write_text("a,b,label\n1,2,x\n3,NA,y\n5,6,x\n")
+    >>> _ = path.write_text("a,b,label\\n1,2,x\\n3,NA,y\\n5,6,x\\n")
     >>> X, y = load_file(path)
     >>> X.tolist(), y.tolist()
     ([[1.0, 2.0], [3.0, nan], [5.0, 6.0]], [0, 1, 0])
