@@ -52,7 +52,34 @@ ENTRY_POINT_GROUP = "forestzoo.models"
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A registered model: its name, factory and one-line description."""
+    """A registered model: its name, factory and one-line description.
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    factory : callable
+        ``factory(n_estimators=, n_jobs=, random_state=)`` returns the unfitted estimator.
+    description : str
+        One line describing the model.
+    task : str, default="classification"
+        "classification" or "regression".
+    family : str, default=""
+        The forestzoo subpackage, or "peer" for another library's model.
+    reference : str, default=""
+        The paper, "Author et al. YEAR".
+    quick : bool, default=True
+        Whether the model is part of the default ``quick`` suite.
+    package : str or None, default=None
+        Top-level package of a user's factory (its version is recorded).
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_model
+    >>> spec = get_model("RaF")
+    >>> spec.name, spec.task, spec.family
+    ('RaF', 'classification', 'ensemble')
+    """
 
     name: str
     factory: Callable  # factory(n_estimators=, n_jobs=, random_state=) -> estimator
@@ -78,46 +105,66 @@ PERCENT_METRICS = ("accuracy", "error", "nl1_error")
 class Suite:
     """A benchmark protocol: which models on which datasets, and how they are scored.
 
-    protocol
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    description : str
+        One line describing the suite.
+    datasets : tuple of str
+        The datasets' registry names.
+    models : tuple of str
+        The models' names; ``()`` means every registered model of the
+        suite's task whose ``quick`` flag is set, resolved when the suite runs.
+    protocol : {"cv", "holdout", "official"}, default="cv"
         ``"cv"``: ``repeats`` x stratified ``folds``-fold cross-validation;
         ``"holdout"``: ``repeats`` random stratified splits with ``test_size``
         of the rows held out; ``"official"``: the dataset's official
         train/test split (datasets without one fall back to ``"holdout"``),
         repeated ``repeats`` times with different model seeds.
-    n_estimators, n_estimators_by_dataset
-        Trees per ensemble, and the datasets that have their own size (a
-        paper's per-dataset forests; :meth:`trees`).  ``--n-estimators`` on
-        the command line sets one size for every dataset.
-    preprocess
+    folds : int, default=3
+        Folds of the cross-validation.
+    repeats : int, default=1
+        Repetitions of the protocol.
+    test_size : float, default=1/3
+        Share of the rows held out by ``"holdout"``.
+    n_estimators : int, default=100
+        Trees per ensemble.  ``--n-estimators`` on the command line sets one
+        size for every dataset.
+    n_estimators_by_dataset : dict, default={}
+        The datasets that have their own size (a paper's per-dataset
+        forests; :meth:`trees`).
+    preprocess : {None, "zscore"}, default=None
         ``None`` or ``"zscore"`` (standardise with the training part's mean
         and standard deviation, as the DNRF paper does).
-    validation_fraction
+    validation_fraction : float, default=0.0
         Fraction of the training part that the protocol keeps aside for
         models that tune on a validation set (0: none); models receive all
         training rows and split them themselves, this is documentation.
-    metric
+    metric : str, default="accuracy"
         What the report tabulates and ranks: ``"accuracy"`` or ``"error"``
         (classification, in percent), ``"r2"``, ``"mae"``, ``"rmse"`` or
         ``"nl1_error"`` (regression; the L1 error normalised by the ground
         truth, ``sum|y - y_hat| / sum|y|``, in percent, Hibino et al. 2017,
         Section 4.2). Every fold records all the metrics of its task; ranks
         treat lower as better for the errors.
-    paper_table
+    paper_table : str, tuple of str or None, default=None
         File (or tuple of files) in ``shared/paper_tables`` whose figures the
         report prints beside ours, found by dataset name (the registry's
         ``paper_names``) and model name (or ``paper_names[model]``).
-    models
-        ``()`` means every registered model of the suite's task whose
-        ``quick`` flag is set, resolved when the suite runs.
-    time_budget_s
+    notes : str, default=""
+        Remarks printed in the report.
+    extra : dict, default={}
+        Further settings recorded with the suite.
+    time_budget_s : float or None, default=None
         Seconds of fitting and predicting (the untimed warm-up fit, which
         pays for compilation, included) the whole run may spend, shared
         evenly by the models; a model that has used its share when a dataset
         starts is skipped on that dataset and the rest (recorded as skipped).
         ``None``: no limit.
-    paper_names
+    paper_names : dict, default={}
         Model name -> the column name the paper table uses for it.
-    test_transform
+    test_transform : callable or None, default=None
         ``None``, or a callable ``f(X_train, X_test, random_state) -> X_test``
         applied to every test part (after ``preprocess``; training rows stay
         clean) with the fold's model seed, once per fold, so every model sees
@@ -125,10 +172,18 @@ class Suite:
         with it. Its ``repr`` is recorded in ``run.json``: a run resumes only
         with the same transform, so give it a ``repr`` that names its settings
         (a dataclass does).
-    with_test_noise
+    with_test_noise : callable or None, default=None
         ``None``, or ``f(fraction) -> Suite``: the same protocol with its test
         rows corrupted at another noise level (``forestzoo bench
         --noise-fraction``); the ``denoising`` suite has one.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import Suite
+    >>> suite = Suite("mine", "two forests on iris", datasets=("iris",), models=("RaF", "ET"),
+    ...               n_estimators=50, n_estimators_by_dataset={"wine": 20})
+    >>> suite.task, suite.trees("iris"), suite.trees("wine")
+    ('classification', 50, 20)
     """
 
     name: str
@@ -170,11 +225,29 @@ class Suite:
                              f"f(X_train, X_test, random_state), got {self.test_transform!r}.")
 
     def trees(self, dataset):
-        """Trees per ensemble on ``dataset``: its entry of ``n_estimators_by_dataset``, else ``n_estimators``."""
+        """Give the trees per ensemble on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : str
+            A dataset's registry name.
+
+        Returns
+        -------
+        int
+            Its entry of ``n_estimators_by_dataset``, else ``n_estimators``.
+        """
         return self.n_estimators_by_dataset.get(dataset, self.n_estimators)
 
     def describe_trees(self):
-        """``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some datasets have their own size."""
+        """Describe the ensemble sizes for the report.
+
+        Returns
+        -------
+        str
+            ``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some
+            datasets have their own size.
+        """
         if not self.n_estimators_by_dataset:
             return f"{self.n_estimators}"
         own = ", ".join(f"{d} {n}" for d, n in sorted(self.n_estimators_by_dataset.items()))
@@ -318,6 +391,38 @@ def register_model(name, description, task="classification", family="", referenc
 
     ``quick=False`` leaves the model out of the default ``quick`` suite (for
     models that need minutes on a small dataset); it can still be named.
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    description : str
+        One line describing the model.
+    task : {"classification", "regression"}, default="classification"
+        The model's task.
+    family : str, default=""
+        The forestzoo subpackage, or "peer" for another library's model.
+    reference : str, default=""
+        The paper, "Author et al. YEAR".
+    quick : bool, default=True
+        Whether the model is part of the default ``quick`` suite.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``factory`` and returns it unchanged.
+
+    Examples
+    --------
+    >>> from forestzoo import ExtraTreesClassifier
+    >>> from forestzoo.bench import MODELS, get_model, register_model
+    >>> @register_model("ET-sqrt-doc", "Extra Trees, sqrt features", family="ensemble", quick=False)
+    ... def et_sqrt(n_estimators, n_jobs, random_state):
+    ...     return ExtraTreesClassifier(n_estimators, max_features="sqrt", n_jobs=n_jobs,
+    ...                                 random_state=random_state)
+    >>> get_model("ET-sqrt-doc").quick
+    False
+    >>> del MODELS["ET-sqrt-doc"]
     """
 
     def decorator(factory):
@@ -330,7 +435,26 @@ def register_model(name, description, task="classification", family="", referenc
 
 
 def register_suite(suite):
-    """Register a :class:`Suite`; names must be unique.  Returns the suite."""
+    """Register a :class:`Suite`; names must be unique.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite to register under its name.
+
+    Returns
+    -------
+    Suite
+        The suite itself.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import SUITES, Suite, get_suite, register_suite
+    >>> suite = register_suite(Suite("iris-doc", "two forests on iris", ("iris",), ("RaF", "ET")))
+    >>> get_suite("iris-doc") is suite
+    True
+    >>> del SUITES["iris-doc"]
+    """
     if suite.name in SUITES:
         raise ValueError(f"A suite named {suite.name!r} is already registered.")
     SUITES[suite.name] = suite
@@ -351,6 +475,22 @@ def get_model(name):
     """Return the :class:`ModelSpec` for ``name`` (case-insensitive); unknown names list the valid ones.
 
     A ``module:callable`` name registers the user's factory (:func:`model_from_spec`).
+
+    Parameters
+    ----------
+    name : str
+        A registered name, or ``module:callable``.
+
+    Returns
+    -------
+    ModelSpec
+        The registered model.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_model
+    >>> get_model("raf").name
+    'RaF'
     """
     if isinstance(name, str) and ":" in name:
         return model_from_spec(name)
@@ -358,19 +498,73 @@ def get_model(name):
 
 
 def get_suite(name):
-    """Return the :class:`Suite` registered under ``name``; unknown names list the valid ones."""
+    """Return the :class:`Suite` registered under ``name``; unknown names list the valid ones.
+
+    Parameters
+    ----------
+    name : str
+        A registered suite name (case-insensitive).
+
+    Returns
+    -------
+    Suite
+        The registered suite.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_suite
+    >>> suite = get_suite("quick")
+    >>> suite.protocol, suite.folds, suite.metric
+    ('cv', 3, 'accuracy')
+    """
     return _lookup(SUITES, "suite", name)
 
 
 def list_models(task=None, family=None):
-    """Registered models, in registration order, optionally filtered."""
+    """List the registered models, in registration order, optionally filtered.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"} or None, default=None
+        Keep only the models of this task.
+    family : str or None, default=None
+        Keep only the models of this family (forestzoo subpackage, or "peer").
+
+    Returns
+    -------
+    list of ModelSpec
+        The matching models.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import list_models
+    >>> [spec.name for spec in list_models(family="ensemble")][:2]
+    ['RaF', 'ET']
+    """
     _load_registrations()
     return [m for m in MODELS.values()
             if (task is None or m.task == task) and (family is None or m.family == family)]
 
 
 def resolve_models(suite):
-    """The suite's model names; ``()`` means every ``quick`` model of its task."""
+    """Give the suite's model names; ``()`` means every ``quick`` model of its task.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite.
+
+    Returns
+    -------
+    tuple of str
+        The names of the models the suite runs.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_suite, resolve_models
+    >>> "RaF" in resolve_models(get_suite("quick"))
+    True
+    """
     _load_registrations()
     if suite.models:
         return tuple(suite.models)
@@ -378,13 +572,49 @@ def resolve_models(suite):
 
 
 def list_suites():
-    """Registered suites, in registration order."""
+    """List the registered suites, in registration order.
+
+    Returns
+    -------
+    list of Suite
+        The registered suites.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import list_suites
+    >>> [suite.name for suite in list_suites()][0]
+    'quick'
+    """
     _load_registrations()
     return list(SUITES.values())
 
 
 def make_model(name, *, n_estimators=100, n_jobs=None, random_state=None):
-    """Build the unfitted estimator registered under ``name``."""
+    """Build the unfitted estimator registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered model name (see :func:`get_model`).
+    n_estimators : int, default=100
+        Trees per ensemble.
+    n_jobs : int or None, default=None
+        Threads of the estimator.
+    random_state : int, RandomState or None, default=None
+        Seed of the estimator.
+
+    Returns
+    -------
+    estimator
+        The unfitted estimator.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import make_model
+    >>> model = make_model("RaF", n_estimators=5, random_state=0)
+    >>> type(model).__name__, model.n_estimators
+    ('RandomForestClassifier', 5)
+    """
     return get_model(name).factory(
         n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
     )
