@@ -42,8 +42,8 @@ def test_every_public_estimator_has_a_runnable_example():
 #: Modules whose ``__all__`` is public API (``forestzoo`` re-exports every family's estimators).
 PUBLIC_MODULES = ("forestzoo", "forestzoo.io", "forestzoo.stats", "forestzoo.datasets", "forestzoo.bench")
 
-#: Modules whose ``__all__`` is public API but which need an optional dependency to import.
-OPTIONAL_MODULES = {"forestzoo.dask": "dask"}
+#: Modules whose ``__all__`` is public API but which need an optional dependency (dask[distributed]) to import.
+OPTIONAL_MODULES = ("forestzoo.dask",)
 
 #: ``forestzoo.interop`` has no ``__all__``: its public functions (the rest are helpers of other families).
 INTEROP_PUBLIC = ("to_sklearn", "from_sklearn", "sklearn_tree", "forestzoo_tree", "forest_trees")
@@ -102,12 +102,12 @@ def _public_objects():
         module = importlib.import_module(name)
         modules.append((name, list(module.__all__)))
     modules.append(("forestzoo.interop", list(INTEROP_PUBLIC)))
-    for name, requirement in OPTIONAL_MODULES.items():
+    for name in OPTIONAL_MODULES:
         try:
-            importlib.import_module(requirement)
-        except ImportError:
+            module = importlib.import_module(name)
+        except ImportError:  # its objects are skipped without the optional dependency
             continue
-        modules.append((name, list(importlib.import_module(name).__all__)))
+        modules.append((name, list(module.__all__)))
 
     seen, objects = set(), []
     for module_name, names in modules:
