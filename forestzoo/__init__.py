@@ -54,16 +54,25 @@ def __dir__():
 
 
 def show_versions(file=None):
-    """Print forestzoo's version (and commit, from a checkout), those of Python and
-    the libraries it runs on, and this machine's platform and CPU count.
+    """Print the versions of forestzoo, Python and the libraries it runs on, and the platform.
 
-    The same versions are recorded in every ``forestzoo bench`` run (``run.json``
+    Besides the versions, forestzoo's commit (from a checkout), this
+    machine's platform and its CPU count are printed.  The same versions are recorded in every ``forestzoo bench`` run (``run.json``
     and the report's header).
 
     Parameters
     ----------
     file : file-like, optional
         Where to print (default ``sys.stdout``).
+
+    Examples
+    --------
+    >>> import io
+    >>> import forestzoo
+    >>> out = io.StringIO()
+    >>> forestzoo.show_versions(out)
+    >>> "scikit-learn" in out.getvalue()
+    True
     """
     from .bench.provenance import show_versions as show
 
@@ -77,6 +86,17 @@ def all_estimators(family=None):
     ----------
     family : str, optional
         One of :data:`FAMILIES`; default all.
+
+    Returns
+    -------
+    list of (str, type)
+        The estimators' names and classes.
+
+    Examples
+    --------
+    >>> import forestzoo
+    >>> [name for name, cls in forestzoo.all_estimators("tree")]
+    ['DecisionTreeClassifier', 'DecisionTreeRegressor', 'HaarTreeClassifier']
     """
     from sklearn.base import BaseEstimator
 

@@ -158,13 +158,18 @@ class EngineEstimator(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training samples; NaN marks a missing value.  Sparse ``X``
+            where the estimator accepts it (see its class docstring).
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
+            The class labels (classifiers) or the targets (regressors).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample; None weighs them equally.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         with keep_state_on_error(self):
             return self._fit(X, y, sample_weight)

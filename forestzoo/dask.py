@@ -192,6 +192,7 @@ def warm_up(client, estimator, n_features):
     Parameters
     ----------
     client : distributed.Client
+        The cluster whose workers compile.
     estimator : forestzoo forest
         Its class and parameters select the kernels (splitter, criterion).
     n_features : int
@@ -201,6 +202,17 @@ def warm_up(client, estimator, n_features):
     -------
     compiled : dict
         ``{worker address: True when it fitted the warm-up forest now}``.
+
+    Examples
+    --------
+    On a cluster without workers there is nothing to compile:
+
+    >>> from distributed import Client, LocalCluster
+    >>> from forestzoo.dask import DaskRandomForestClassifier, warm_up
+    >>> with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster:
+    ...     with Client(cluster) as client:
+    ...         warm_up(client, DaskRandomForestClassifier(), n_features=4)
+    {}
     """
     workers = sorted(client.scheduler_info()["workers"])
     if not workers:
@@ -360,7 +372,8 @@ class _DaskForestMixin:
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         with keep_state_on_error(self):
             return self._fit_dask(X, y, sample_weight)
@@ -481,11 +494,14 @@ class _DaskForestMixin:
 
     # -- the result -------------------------------------------------------------------------------------------------
     def to_local(self):
-        """The fitted forest as an ordinary in-memory forestzoo estimator (no client; pickles, saves with ``forestzoo.io``).
+        """The fitted forest as an ordinary in-memory forestzoo estimator.
+
+        The result has no client: it pickles and saves with ``forestzoo.io``.
 
         Returns
         -------
         forest : RandomForestClassifier, RandomForestRegressor, ExtraTreesClassifier or ExtraTreesRegressor
+            The in-memory forest of the same class, parameters and trees.
         """
         check_is_fitted(self)
         local = _in_memory(self)
@@ -523,10 +539,12 @@ class _DaskForestMixin:
         Parameters
         ----------
         X : array-like, pandas or Dask collection of shape (n_samples, n_features)
+            The samples; NaN marks a missing value.
 
         Returns
         -------
         y : ndarray or dask.array.Array of shape (n_samples,)
+            The predictions, a lazy dask array for Dask input.
         """
         if dask.is_dask_collection(X):
             check_is_fitted(self)
@@ -541,10 +559,12 @@ class _DaskClassifierMixin(_DaskForestMixin):
         Parameters
         ----------
         X : array-like, pandas or Dask collection of shape (n_samples, n_features)
+            The samples; NaN marks a missing value.
 
         Returns
         -------
         proba : ndarray or dask.array.Array of shape (n_samples, n_classes)
+            The class probabilities, a lazy dask array for Dask input.
         """
         if dask.is_dask_collection(X):
             check_is_fitted(self)
@@ -563,13 +583,22 @@ def _dask_class(name, base, mixin):
         self.client = client
 
     __init__.__signature__ = signature.replace(parameters=params)
+    # the in-memory forest's Parameters section, then ``client``
+    base_params = base.__doc__.split("\n    Parameters\n    ----------\n", 1)[1].split("\n    Attributes\n", 1)[0]
     doc = (f"{base.__name__} fitted data-local on a Dask cluster (see :mod:`forestzoo.dask`).\n\n"
-           f"    Parameters: those of :class:`~forestzoo.{base.__name__}`, and\n\n"
-           "    client : distributed.Client or None, default=None\n"
-           "        The cluster to fit on; None uses the current default client.\n\n"
            "    ``fit`` takes Dask arrays and data frames; ``predict`` (and ``predict_proba``) take\n"
            "    numpy, pandas or Dask input, lazily for Dask input.  :meth:`to_local` gives the\n"
-           "    fitted in-memory forest.\n")
+           "    fitted in-memory forest.  A fit on a cluster reads, for example::\n\n"
+           "        from distributed import Client\n"
+           f"        model = {name}(n_estimators=100, client=Client(address)).fit(X_dask, y_dask)\n\n"
+           f"    Parameters\n    ----------\n{base_params.rstrip()}\n"
+           "    client : distributed.Client or None, default=None\n"
+           "        The cluster to fit on; None uses the current default client.\n\n"
+           "    Examples\n    --------\n"
+           f"    >>> from forestzoo.dask import {name}\n"
+           f"    >>> model = {name}(n_estimators=10, max_depth=8)\n"
+           "    >>> model.get_params()[\"client\"] is None, model.get_params()[\"max_depth\"]\n"
+           "    (True, 8)\n")
     cls = type(name, (mixin, base), {
         "__init__": __init__, "__doc__": doc, "__module__": __name__, "_in_memory_class": base,
         "_parameter_constraints": {**base._parameter_constraints, "client": "no_validation"},

@@ -113,6 +113,17 @@ def sklearn_tree(tree, n_classes=None):
         When the tree keeps only what prediction reads (a
         :class:`~forestzoo._engine.api.PredictionTree`): its node statistics,
         which scikit-learn's tree holds, are gone.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from forestzoo import DecisionTreeClassifier
+    >>> from forestzoo.interop import sklearn_tree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    >>> sk = sklearn_tree(clf.tree_, n_classes=3)
+    >>> sk.node_count == clf.tree_.node_count, sk.max_depth
+    (True, 2)
     """
     from sklearn.tree._tree import NODE_DTYPE as SK_NODE_DTYPE, Tree as SkTree
 
@@ -148,10 +159,31 @@ def forestzoo_tree(sk_tree):
     weighted impurity decrease of MDI) from the nodes' impurities and
     weights, as forestzoo's grower defines it.
 
+    Parameters
+    ----------
+    sk_tree : sklearn.tree._tree.Tree
+        A fitted scikit-learn tree with one output.
+
+    Returns
+    -------
+    Tree
+        The same nodes, thresholds, NaN directions and leaf values.
+
     Raises
     ------
     ValueError
         When the tree has several outputs.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from forestzoo.interop import forestzoo_tree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> sk = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    >>> tree = forestzoo_tree(sk.tree_)
+    >>> tree.node_count == sk.tree_.node_count
+    True
     """
     if sk_tree.n_outputs != 1:
         raise ValueError(f"forestzoo trees have one output; this scikit-learn tree has {sk_tree.n_outputs}.")
@@ -453,6 +485,16 @@ def forest_trees(forest):
     ------
     TypeError
         When the model is neither, or has oblique trees.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from forestzoo import RandomForestClassifier
+    >>> from forestzoo.interop import forest_trees
+    >>> X, y = load_iris(return_X_y=True)
+    >>> trees, classes = forest_trees(RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y))
+    >>> len(trees), classes.tolist()
+    (3, [0, 1, 2])
     """
     if type(forest).__module__.startswith("sklearn."):
         forest = from_sklearn(forest)

@@ -25,46 +25,66 @@ PERCENT_METRICS = ("accuracy", "error", "nl1_error")
 class Suite:
     """A benchmark protocol: which models on which datasets, and how they are scored.
 
-    protocol
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    description : str
+        One line describing the suite.
+    datasets : tuple of str
+        The datasets' registry names.
+    models : tuple of str
+        The models' names; ``()`` means every registered model of the
+        suite's task whose ``quick`` flag is set, resolved when the suite runs.
+    protocol : {"cv", "holdout", "official"}, default="cv"
         ``"cv"``: ``repeats`` x stratified ``folds``-fold cross-validation;
         ``"holdout"``: ``repeats`` random stratified splits with ``test_size``
         of the rows held out; ``"official"``: the dataset's official
         train/test split (datasets without one fall back to ``"holdout"``),
         repeated ``repeats`` times with different model seeds.
-    n_estimators, n_estimators_by_dataset
-        Trees per ensemble, and the datasets that have their own size (a
-        paper's per-dataset forests; :meth:`trees`).  ``--n-estimators`` on
-        the command line sets one size for every dataset.
-    preprocess
+    folds : int, default=3
+        Folds of the cross-validation.
+    repeats : int, default=1
+        Repetitions of the protocol.
+    test_size : float, default=1/3
+        Share of the rows held out by ``"holdout"``.
+    n_estimators : int, default=100
+        Trees per ensemble.  ``--n-estimators`` on the command line sets one
+        size for every dataset.
+    n_estimators_by_dataset : dict, default={}
+        The datasets that have their own size (a paper's per-dataset
+        forests; :meth:`trees`).
+    preprocess : {None, "zscore"}, default=None
         ``None`` or ``"zscore"`` (standardise with the training part's mean
         and standard deviation, as the DNRF paper does).
-    validation_fraction
+    validation_fraction : float, default=0.0
         Fraction of the training part that the protocol keeps aside for
         models that tune on a validation set (0: none); models receive all
         training rows and split them themselves, this is documentation.
-    metric
+    metric : str, default="accuracy"
         What the report tabulates and ranks: ``"accuracy"`` or ``"error"``
         (classification, in percent), ``"r2"``, ``"mae"``, ``"rmse"`` or
         ``"nl1_error"`` (regression; the L1 error normalised by the ground
         truth, ``sum|y - y_hat| / sum|y|``, in percent, Hibino et al. 2017,
         Section 4.2). Every fold records all the metrics of its task; ranks
         treat lower as better for the errors.
-    paper_table
+    paper_table : str, tuple of str or None, default=None
         File (or tuple of files) in ``shared/paper_tables`` whose figures the
         report prints beside ours, found by dataset name (the registry's
         ``paper_names``) and model name (or ``paper_names[model]``).
-    models
-        ``()`` means every registered model of the suite's task whose
-        ``quick`` flag is set, resolved when the suite runs.
-    time_budget_s
+    notes : str, default=""
+        Remarks printed in the report.
+    extra : dict, default={}
+        Further settings recorded with the suite.
+    time_budget_s : float or None, default=None
         Seconds of fitting and predicting (the untimed warm-up fit, which
         pays for compilation, included) the whole run may spend, shared
         evenly by the models; a model that has used its share when a dataset
         starts is skipped on that dataset and the rest (recorded as skipped).
         ``None``: no limit.
-    paper_names
+    paper_names : dict, default={}
         Model name -> the column name the paper table uses for it.
-    test_transform
+    test_transform : callable or None, default=None
         ``None``, or a callable ``f(X_train, X_test, random_state) -> X_test``
         applied to every test part (after ``preprocess``; training rows stay
         clean) with the fold's model seed, once per fold, so every model sees
@@ -72,10 +92,18 @@ class Suite:
         with it. Its ``repr`` is recorded in ``run.json``: a run resumes only
         with the same transform, so give it a ``repr`` that names its settings
         (a dataclass does).
-    with_test_noise
+    with_test_noise : callable or None, default=None
         ``None``, or ``f(fraction) -> Suite``: the same protocol with its test
         rows corrupted at another noise level (``forestzoo bench
         --noise-fraction``); the ``denoising`` suite has one.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import Suite
+    >>> suite = Suite("mine", "two forests on iris", datasets=("iris",), models=("RaF", "ET"),
+    ...               n_estimators=50, n_estimators_by_dataset={"wine": 20})
+    >>> suite.task, suite.trees("iris"), suite.trees("wine")
+    ('classification', 50, 20)
     """
 
     name: str
@@ -117,11 +145,29 @@ class Suite:
                              f"f(X_train, X_test, random_state), got {self.test_transform!r}.")
 
     def trees(self, dataset):
-        """Trees per ensemble on ``dataset``: its entry of ``n_estimators_by_dataset``, else ``n_estimators``."""
+        """Give the trees per ensemble on ``dataset``.
+
+        Parameters
+        ----------
+        dataset : str
+            A dataset's registry name.
+
+        Returns
+        -------
+        int
+            Its entry of ``n_estimators_by_dataset``, else ``n_estimators``.
+        """
         return self.n_estimators_by_dataset.get(dataset, self.n_estimators)
 
     def describe_trees(self):
-        """``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some datasets have their own size."""
+        """Describe the ensemble sizes for the report.
+
+        Returns
+        -------
+        str
+            ``"20"``, or ``"20 (concrete 15, music_origin 35)"`` when some
+            datasets have their own size.
+        """
         if not self.n_estimators_by_dataset:
             return f"{self.n_estimators}"
         own = ", ".join(f"{d} {n}" for d, n in sorted(self.n_estimators_by_dataset.items()))

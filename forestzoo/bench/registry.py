@@ -55,7 +55,34 @@ ENTRY_POINT_GROUP = "forestzoo.models"
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A registered model: its name, factory and one-line description."""
+    """A registered model: its name, factory and one-line description.
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    factory : callable
+        ``factory(n_estimators=, n_jobs=, random_state=)`` returns the unfitted estimator.
+    description : str
+        One line describing the model.
+    task : str, default="classification"
+        "classification" or "regression".
+    family : str, default=""
+        The forestzoo subpackage, or "peer" for another library's model.
+    reference : str, default=""
+        The paper, "Author et al. YEAR".
+    quick : bool, default=True
+        Whether the model is part of the default ``quick`` suite.
+    package : str or None, default=None
+        Top-level package of a user's factory (its version is recorded).
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_model
+    >>> spec = get_model("RaF")
+    >>> spec.name, spec.task, spec.family
+    ('RaF', 'classification', 'ensemble')
+    """
 
     name: str
     factory: Callable  # factory(n_estimators=, n_jobs=, random_state=) -> estimator
@@ -196,6 +223,38 @@ def register_model(name, description, task="classification", family="", referenc
 
     ``quick=False`` leaves the model out of the default ``quick`` suite (for
     models that need minutes on a small dataset); it can still be named.
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    description : str
+        One line describing the model.
+    task : {"classification", "regression"}, default="classification"
+        The model's task.
+    family : str, default=""
+        The forestzoo subpackage, or "peer" for another library's model.
+    reference : str, default=""
+        The paper, "Author et al. YEAR".
+    quick : bool, default=True
+        Whether the model is part of the default ``quick`` suite.
+
+    Returns
+    -------
+    callable
+        The decorator; it registers ``factory`` and returns it unchanged.
+
+    Examples
+    --------
+    >>> from forestzoo import ExtraTreesClassifier
+    >>> from forestzoo.bench import MODELS, get_model, register_model
+    >>> @register_model("ET-sqrt-doc", "Extra Trees, sqrt features", family="ensemble", quick=False)
+    ... def et_sqrt(n_estimators, n_jobs, random_state):
+    ...     return ExtraTreesClassifier(n_estimators, max_features="sqrt", n_jobs=n_jobs,
+    ...                                 random_state=random_state)
+    >>> get_model("ET-sqrt-doc").quick
+    False
+    >>> del MODELS["ET-sqrt-doc"]
     """
 
     def decorator(factory):
@@ -208,7 +267,26 @@ def register_model(name, description, task="classification", family="", referenc
 
 
 def register_suite(suite):
-    """Register a :class:`Suite`; names must be unique.  Returns the suite."""
+    """Register a :class:`Suite`; names must be unique.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite to register under its name.
+
+    Returns
+    -------
+    Suite
+        The suite itself.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import SUITES, Suite, get_suite, register_suite
+    >>> suite = register_suite(Suite("iris-doc", "two forests on iris", ("iris",), ("RaF", "ET")))
+    >>> get_suite("iris-doc") is suite
+    True
+    >>> del SUITES["iris-doc"]
+    """
     if suite.name in SUITES:
         raise ValueError(f"A suite named {suite.name!r} is already registered.")
     SUITES[suite.name] = suite
@@ -229,6 +307,22 @@ def get_model(name):
     """Return the :class:`ModelSpec` for ``name`` (case-insensitive); unknown names list the valid ones.
 
     A ``module:callable`` name registers the user's factory (:func:`model_from_spec`).
+
+    Parameters
+    ----------
+    name : str
+        A registered name, or ``module:callable``.
+
+    Returns
+    -------
+    ModelSpec
+        The registered model.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_model
+    >>> get_model("raf").name
+    'RaF'
     """
     if isinstance(name, str) and ":" in name:
         return model_from_spec(name)
@@ -236,19 +330,73 @@ def get_model(name):
 
 
 def get_suite(name):
-    """Return the :class:`Suite` registered under ``name``; unknown names list the valid ones."""
+    """Return the :class:`Suite` registered under ``name``; unknown names list the valid ones.
+
+    Parameters
+    ----------
+    name : str
+        A registered suite name (case-insensitive).
+
+    Returns
+    -------
+    Suite
+        The registered suite.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_suite
+    >>> suite = get_suite("quick")
+    >>> suite.protocol, suite.folds, suite.metric
+    ('cv', 3, 'accuracy')
+    """
     return _lookup(SUITES, "suite", name)
 
 
 def list_models(task=None, family=None):
-    """Registered models, in registration order, optionally filtered."""
+    """List the registered models, in registration order, optionally filtered.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"} or None, default=None
+        Keep only the models of this task.
+    family : str or None, default=None
+        Keep only the models of this family (forestzoo subpackage, or "peer").
+
+    Returns
+    -------
+    list of ModelSpec
+        The matching models.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import list_models
+    >>> [spec.name for spec in list_models(family="ensemble")][:2]
+    ['RaF', 'ET']
+    """
     _load_registrations()
     return [m for m in MODELS.values()
             if (task is None or m.task == task) and (family is None or m.family == family)]
 
 
 def resolve_models(suite):
-    """The suite's model names; ``()`` means every ``quick`` model of its task."""
+    """Give the suite's model names; ``()`` means every ``quick`` model of its task.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite.
+
+    Returns
+    -------
+    tuple of str
+        The names of the models the suite runs.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import get_suite, resolve_models
+    >>> "RaF" in resolve_models(get_suite("quick"))
+    True
+    """
     _load_registrations()
     if suite.models:
         return tuple(suite.models)
@@ -256,13 +404,49 @@ def resolve_models(suite):
 
 
 def list_suites():
-    """Registered suites, in registration order."""
+    """List the registered suites, in registration order.
+
+    Returns
+    -------
+    list of Suite
+        The registered suites.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import list_suites
+    >>> [suite.name for suite in list_suites()][0]
+    'quick'
+    """
     _load_registrations()
     return list(SUITES.values())
 
 
 def make_model(name, *, n_estimators=100, n_jobs=None, random_state=None):
-    """Build the unfitted estimator registered under ``name``."""
+    """Build the unfitted estimator registered under ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A registered model name (see :func:`get_model`).
+    n_estimators : int, default=100
+        Trees per ensemble.
+    n_jobs : int or None, default=None
+        Threads of the estimator.
+    random_state : int, RandomState or None, default=None
+        Seed of the estimator.
+
+    Returns
+    -------
+    estimator
+        The unfitted estimator.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import make_model
+    >>> model = make_model("RaF", n_estimators=5, random_state=0)
+    >>> type(model).__name__, model.n_estimators
+    ('RandomForestClassifier', 5)
+    """
     return get_model(name).factory(
         n_estimators=n_estimators, n_jobs=n_jobs, random_state=random_state
     )

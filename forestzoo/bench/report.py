@@ -57,17 +57,39 @@ def _exact_mean(values, sizes, scale):
 def summarize(results, metric="accuracy", datasets=None, models=None):
     """Aggregate fold results into per-(dataset, model) arrays.
 
-    Returns
-    -------
-    dict with ``datasets``, ``models`` (lists) and arrays of shape
-    (n_datasets, n_models): ``mean`` and ``std`` of ``metric`` over the
-    successful folds (in percent for accuracy, error and
-    nl1_error; NaN where none),
-    ``n_ok``, ``n_failed``, ``n_skipped`` (counts), ``fit`` and ``predict``
-    (total seconds), ``partial`` (bool: some folds failed or were skipped).
     Accuracy and error means are computed from the folds' counts of test rows
     as exact fractions, so equal mean accuracies (say 192 of 210 rows, however
     they fall into the folds) are equal floats.
+
+    Parameters
+    ----------
+    results : list of FoldResult
+        The fold results.
+    metric : str, default="accuracy"
+        The metric aggregated (a key of ``METRICS``).
+    datasets : sequence of str, optional
+        Row order; default the order of appearance in ``results``.
+    models : sequence of str, optional
+        Column order; default the order of appearance in ``results``.
+
+    Returns
+    -------
+    dict
+        ``datasets``, ``models`` (lists) and arrays of shape
+        (n_datasets, n_models): ``mean`` and ``std`` of ``metric`` over the
+        successful folds (in percent for accuracy, error and nl1_error; NaN
+        where none), ``n_ok``, ``n_failed``, ``n_skipped`` (counts), ``fit``
+        and ``predict`` (total seconds), ``partial`` (bool: some folds failed
+        or were skipped).
+
+    Examples
+    --------
+    >>> from forestzoo.bench import FoldResult, summarize
+    >>> results = [FoldResult("iris", "RaF", fold=k, accuracy=a, fit_seconds=0.1, n_test=50)
+    ...            for k, a in enumerate([0.96, 0.94])]
+    >>> s = summarize(results)
+    >>> s["models"], s["mean"].round(2).tolist(), s["n_ok"].tolist()
+    (['RaF'], [[95.0]], [[2.0]])
     """
     datasets = list(datasets) if datasets is not None else _ordered(r.dataset for r in results)
     models = list(models) if models is not None else _ordered(r.model for r in results)
@@ -105,8 +127,29 @@ def summarize(results, metric="accuracy", datasets=None, models=None):
 
 
 def average_ranks(scores, higher_is_better=True):
-    """Average rank of each column over the rows with no missing score
-    (rank 1 = best; ties share the mean rank, Demsar 2006, Sec. 3.2.2)."""
+    """Average rank of each column over the rows with no missing score.
+
+    Rank 1 is best; ties share the mean rank (Demsar 2006, Sec. 3.2.2).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_datasets, n_models)
+        The table; rows with a NaN are left out.
+    higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
+
+    Returns
+    -------
+    ndarray of shape (n_models,)
+        The average ranks; NaN when no row is complete.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from forestzoo.bench import average_ranks
+    >>> average_ranks([[0.9, 0.8], [0.7, np.nan], [0.6, 0.7]]).tolist()
+    [1.5, 1.5]
+    """
     scores = np.asarray(scores, dtype=float)
     complete = scores[~np.isnan(scores).any(axis=1)]
     if len(complete) == 0:
@@ -384,11 +427,40 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
                   paper_dir=None, cd_png=None, command=None, protocol=None, provenance=None):
     """Render the Markdown report of ``results`` (a list of FoldResult).
 
-    ``suite`` chooses the metric and the paper tables; ``models`` /
-    ``datasets`` fix the column / row order (default: order of appearance);
-    ``cd_png`` is where the critical-difference diagram is written (none when
-    None); ``command``, ``protocol`` and ``provenance`` (``BenchRun.provenance``:
-    versions and machine) are printed under the title.
+    Parameters
+    ----------
+    results : list of FoldResult
+        The fold results.
+    title : str, optional
+        The report's title; default "forestzoo bench".
+    suite : Suite, optional
+        Chooses the metric and the paper tables; default accuracy, no tables.
+    models : sequence of str, optional
+        Column order; default the order of appearance.
+    datasets : sequence of str, optional
+        Row order; default the order of appearance.
+    paper_dir : str or path-like, optional
+        Directory of the papers' tables.
+    cd_png : str or path-like, optional
+        Where the critical-difference diagram is written (none when None).
+    command : str, optional
+        The command line, printed under the title.
+    protocol : str, optional
+        The protocol's description, printed under the title.
+    provenance : dict, optional
+        ``BenchRun.provenance`` (versions and machine), printed under the title.
+
+    Returns
+    -------
+    str
+        The Markdown text.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import FoldResult, format_report
+    >>> results = [FoldResult("iris", "RaF", fold=0, accuracy=0.96, fit_seconds=0.1, n_test=50)]
+    >>> format_report(results, title="iris").splitlines()[0]
+    '# iris'
     """
     metric = suite.metric if suite is not None else "accuracy"
     higher = METRICS[metric][1]
@@ -492,7 +564,33 @@ def _cell(text, width=200):
 
 
 def write_report(run, command=None, paper_dir=None, data_home=None):
-    """Write ``report.md`` (and ``cd_diagram.png``) into ``run.out``; return the text."""
+    """Write ``report.md`` (and ``cd_diagram.png``) into ``run.out``; return the text.
+
+    Parameters
+    ----------
+    run : BenchRun
+        What :func:`run_suite` returned.
+    command : str, optional
+        The command line, printed under the title.
+    paper_dir : str or path-like, optional
+        Directory of the papers' tables (see :func:`find_paper_tables`).
+    data_home : str or path-like, optional
+        The data directory, beside which the paper tables may lie.
+
+    Returns
+    -------
+    str
+        The Markdown text of the report.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from forestzoo.bench import run_suite, write_report
+    >>> run = run_suite("quick", models=["RaF"], datasets=["iris"], n_estimators=5, n_jobs=1,
+    ...                 out=tempfile.mkdtemp())
+    >>> write_report(run).splitlines()[0]
+    '# forestzoo bench: suite quick'
+    """
     suite = run.suite
     paper_dir = find_paper_tables(paper_dir, data_home)
     n_parts = f"{suite.folds}-fold CV" if suite.protocol == "cv" else (

@@ -43,6 +43,58 @@ class FoldResult:
     ``status`` is ``"ok"``, ``"failed: <error>"`` (the model raised; scores are
     NaN) or ``"skipped: time budget"``. ``n_warnings`` counts the warnings the
     model raised while fitting and predicting, ``first_warning`` is the first.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset's name.
+    model : str
+        The model's name.
+    fold : int
+        The test part within the repeat.
+    accuracy : float
+        Accuracy on the test part (classification; NaN otherwise).
+    fit_seconds : float
+        Seconds of ``fit``.
+    repeat : int, default=0
+        The repetition of the protocol.
+    suite : str, default=""
+        The suite's name.
+    status : str, default="ok"
+        See above.
+    predict_seconds : float, default=0.0
+        Seconds of the prediction.
+    n_train : int, default=0
+        Training rows.
+    n_test : int, default=0
+        Test rows.
+    error : float, default=nan
+        Error rate (classification).
+    r2 : float, default=nan
+        Coefficient of determination (regression).
+    mae : float, default=nan
+        Mean absolute error (regression).
+    rmse : float, default=nan
+        Root mean squared error (regression).
+    nl1_error : float, default=nan
+        ``sum|y - y_hat| / sum|y|`` (regression).
+    n_estimators : int, default=0
+        Trees per ensemble.
+    random_state : int, default=0
+        The model's seed.
+    params : str, default=""
+        The model's parameters as text.
+    n_warnings : int, default=0
+        Warnings raised by the model.
+    first_warning : str, default=""
+        The first of them.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import FoldResult
+    >>> row = FoldResult("iris", "RaF", fold=0, accuracy=0.96, fit_seconds=0.1, n_test=50)
+    >>> row.ok, row.score("accuracy")
+    (True, 0.96)
     """
 
     dataset: str
@@ -76,7 +128,18 @@ class FoldResult:
         return self.status == "ok"
 
     def score(self, metric):
-        """The value of ``metric`` (see ``forestzoo.bench.registry.METRICS``)."""
+        """The value of ``metric`` (see ``forestzoo.bench.registry.METRICS``).
+
+        Parameters
+        ----------
+        metric : str
+            A key of ``METRICS``, e.g. "accuracy" or "r2".
+
+        Returns
+        -------
+        float
+            The fold's value of that metric.
+        """
         return getattr(self, metric)
 
 
@@ -113,7 +176,27 @@ def _from_row(row):
 
 
 def read_results(path):
-    """Read a ``results.csv`` written by :func:`run_suite` into FoldResults."""
+    """Read a ``results.csv`` written by :func:`run_suite` into FoldResults.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The ``results.csv`` file.
+
+    Returns
+    -------
+    list of FoldResult
+        One per row, in file order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from forestzoo.bench import read_results, run_suite
+    >>> out = tempfile.mkdtemp()
+    >>> run = run_suite("quick", models=["RaF"], datasets=["iris"], n_estimators=5, n_jobs=1, out=out)
+    >>> len(read_results(f"{out}/results.csv"))
+    3
+    """
     with open(path, newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
         missing = set(FIELDS) - set(_ADDED_FIELDS) - set(reader.fieldnames or ())
@@ -129,6 +212,38 @@ class BenchRun:
 
     ``results`` holds the rows of earlier (resumed) runs in the same output
     directory too; ``new`` counts those computed by this call.
+
+    Parameters
+    ----------
+    suite : Suite
+        The suite as run (with the caller's replacements).
+    models : tuple of str
+        The models run.
+    datasets : tuple of str
+        The datasets run.
+    results : list of FoldResult
+        Every result, earlier runs' in ``out`` included.
+    n_jobs : int
+        Threads passed to the models.
+    random_state : int
+        Seed of the splits and the models.
+    out : pathlib.Path or None
+        The output directory.
+    new : int
+        Results computed by this call.
+    seconds : float
+        Wall time of the run.
+    warm_up_seconds : float, default=0.0
+        Seconds of the untimed warm-up fits, included in ``seconds``.
+    provenance : dict, default={}
+        Library versions, machine and version history.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import run_suite
+    >>> run = run_suite("quick", models=["RaF"], datasets=["iris"], n_estimators=5, n_jobs=1)
+    >>> run.models, run.datasets, run.new
+    (('RaF',), ('iris',), 3)
     """
 
     suite: Suite
@@ -203,6 +318,29 @@ def load_suite(datasets, models, cv=5, data_home=None):
     """Check names and data files; return dataset name -> ``(X, y)``.
 
     Kept for the Python API; :func:`run_suite` checks the same things.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Dataset names.
+    models : sequence of str
+        Model names (checked, not built).
+    cv : int, default=5
+        Folds (at least 2; checked only).
+    data_home : str or path-like, optional
+        Directory of the non-bundled dataset files.
+
+    Returns
+    -------
+    dict
+        Dataset name -> ``(X, y)``.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import load_suite
+    >>> data = load_suite(["iris"], ["RaF"], cv=3)
+    >>> data["iris"][0].shape
+    (150, 4)
     """
     if not isinstance(cv, (int, np.integer)) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")
@@ -439,6 +577,7 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
     Returns
     -------
     BenchRun
+        The suite as run and every result.
 
     Raises
     ------
@@ -450,6 +589,13 @@ def run_suite(suite="quick", models=None, datasets=None, *, repeats=None, folds=
         A data-directory dataset or a data file that is missing.
     ConnectionError
         ``openml:<id>`` without a network.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import run_suite
+    >>> run = run_suite("quick", models=["RaF"], datasets=["iris"], n_estimators=5, n_jobs=1)
+    >>> len(run.results), all(r.ok for r in run.results)
+    (3, True)
     """
     started = time.perf_counter()
     suite, model_names, dataset_names = _resolve(suite, models, datasets, repeats, folds,
@@ -560,9 +706,41 @@ def run_benchmark(datasets=DEFAULT_DATASETS, models=DEFAULT_MODELS, *, n_estimat
                   data=None):
     """Score every model on every dataset with one stratified ``cv``-fold CV.
 
-    A shortcut for :func:`run_suite` with an unnamed suite; returns the list
-    of :class:`FoldResult`. ``data`` is accepted for backward compatibility
-    and ignored (datasets are loaded one at a time).
+    A shortcut for :func:`run_suite` with an unnamed suite.
+
+    Parameters
+    ----------
+    datasets : sequence of str, default=DEFAULT_DATASETS
+        Dataset names.
+    models : sequence of str, default=DEFAULT_MODELS
+        Model names.
+    n_estimators : int, default=100
+        Trees per ensemble.
+    cv : int, default=5
+        Folds of the stratified cross-validation.
+    n_jobs : int, default=2
+        Passed to every model factory.
+    random_state : int, default=0
+        Seeds the splits and the models.
+    data_home : str or path-like, optional
+        Directory of the non-bundled dataset files.
+    on_result : callable, optional
+        Called with each new :class:`FoldResult`.
+    data : object, optional
+        Accepted for backward compatibility and ignored (datasets are loaded
+        one at a time).
+
+    Returns
+    -------
+    list of FoldResult
+        One per model, dataset and fold.
+
+    Examples
+    --------
+    >>> from forestzoo.bench import run_benchmark
+    >>> results = run_benchmark(["iris"], ["RaF"], n_estimators=5, cv=2, n_jobs=1)
+    >>> [(r.model, r.fold, r.status) for r in results]
+    [('RaF', 0, 'ok'), ('RaF', 1, 'ok')]
     """
     if not isinstance(cv, (int, np.integer)) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2, got {cv!r}.")

@@ -90,8 +90,22 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
         Split search of the base trees (see :class:`DecisionTreeClassifier`).
     max_depth : int or None, default=1
         Depth of the base trees; 1 gives stumps.
-    min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins
-        Base-tree parameters, as in :class:`DecisionTreeClassifier`.
+    min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at every node of a base tree; None: all of them.
+    max_leaf_nodes : int or None, default=None
+        When set, the base trees grow best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
     ratio_to_smallest : float > 0, default=1.0
         RUSBoost only: each class keeps at most this many times the number
         of rows of the smallest class in every round's sample.
@@ -103,6 +117,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
         Threads for the per-class trees of LogitBoost / GentleBoost and for
         prediction; results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the base trees' random draws and of the resampling.
 
     Attributes
     ----------
@@ -119,7 +134,23 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
         weights (M1 / SAMME / SAMME.R), the M2 pseudo-loss (RUSBoost); for
         LogitBoost and GentleBoost the weighted least-squares error of the
         round's fit, averaged over its trees.
-    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity decrease (MDI) of the base trees, averaged with the round
+        weights; sums to one.
+
+    See Also
+    --------
+    AdaBoostRegressor : Boosted regression trees.
+    GradientBoostingClassifier : Gradient boosting of the deviance.
+    sklearn.ensemble.AdaBoostClassifier : The SAMME AdaBoost of scikit-learn.
 
     Notes
     -----
@@ -140,10 +171,6 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
     ``F`` for LogitBoost; GentleBoost's one-vs-rest scores estimate half
     log-odds, ``p_k`` is proportional to ``sigmoid(2 F_k)``; RUSBoost's is
     the ``log(1/beta)``-weighted mean of its trees' class proportions.
-
-    See Also
-    --------
-    AdaBoostRegressor, GradientBoostingClassifier, sklearn.ensemble.AdaBoostClassifier
 
     References
     ----------
@@ -394,40 +421,132 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
         return G - G.mean(axis=1, keepdims=True)
 
     def decision_function(self, X):
-        """Additive scores: the log-odds-like ``G_1 - G_0`` for two classes, centred ``G`` otherwise."""
+        """Additive scores: the log-odds-like ``G_1 - G_0`` for two classes, centred ``G`` otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The scores.
+        """
         return self._decision_from_scores(self._scores(check_predict_data(self, X)))
 
     def predict_proba(self, X):
-        """Class probabilities from the additive scores (see Notes)."""
+        """Class probabilities from the additive scores (see Notes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._proba_from_scores(self._scores(check_predict_data(self, X)))
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Class with the largest additive score."""
+        """Class with the largest additive score.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         G = self._scores(check_predict_data(self, X))
         return self.classes_[np.argmax(G, axis=1)]
 
     def staged_predict(self, X):
-        """Prediction after each round (a generator)."""
+        """Prediction after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            The predicted class labels after rounds 1, 2, ...
+        """
         for G in self._staged_scores(check_predict_data(self, X)):
             yield self.classes_[np.argmax(G, axis=1)]
 
     def staged_predict_proba(self, X):
-        """:meth:`predict_proba` after each round (a generator)."""
+        """:meth:`predict_proba` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+            The class probabilities after rounds 1, 2, ...
+        """
         for G in self._staged_scores(check_predict_data(self, X)):
             yield self._proba_from_scores(G)
 
     def staged_decision_function(self, X):
-        """:meth:`decision_function` after each round (a generator)."""
+        """:meth:`decision_function` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The scores after rounds 1, 2, ...
+        """
         for G in self._staged_scores(check_predict_data(self, X)):
             yield self._decision_from_scores(G)
 
     def staged_score(self, X, y, sample_weight=None):
-        """Accuracy after each round (a generator)."""
+        """Accuracy after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        y : array-like of shape (n_samples,)
+            The true class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample; None weighs them equally.
+
+        Yields
+        ------
+        float
+            The accuracy after rounds 1, 2, ...
+        """
         from sklearn.metrics import accuracy_score
 
         for pred in self.staged_predict(X):

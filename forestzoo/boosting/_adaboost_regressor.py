@@ -49,13 +49,30 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
     loss : {"linear", "square", "exponential"}, default="linear"
         AdaBoost.R2's per-row loss (Drucker 1997, Eqs. (3a)-(3c)); ignored by LSBoost.
     splitter : {"exact", "hist", "random"}, default="hist"
+        Split search of the base trees (see :class:`DecisionTreeRegressor`).
     max_depth : int or None, default=3
-    min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes, max_bins
-        Base-tree parameters, as in :class:`DecisionTreeRegressor`.
+        Depth of the base trees.
+    min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at every node of a base tree; None: all of them.
+    max_leaf_nodes : int or None, default=None
+        When set, the base trees grow best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
     resample : bool, default=False
         R2: grow each tree on a weighted bootstrap sample (Drucker's
         original procedure) instead of passing the weights to the tree.
     random_state : int, RandomState or None, default=None
+        Seed of the base trees' random draws and of the resampling.
 
     Attributes
     ----------
@@ -69,7 +86,18 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
         R2: the tree's average loss ``L_bar`` (Drucker 1997, step 5).
     init_ : float
         LSBoost's constant start, the weighted mean of ``y`` (0 for R2).
-    n_features_in_, feature_names_in_, feature_importances_
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity decrease (MDI) of the trees, averaged with the tree weights.
+
+    See Also
+    --------
+    AdaBoostClassifier : Boosted classification trees.
+    GradientBoostingRegressor : Gradient boosting of other losses.
+    sklearn.ensemble.AdaBoostRegressor : The AdaBoost.R2 of scikit-learn.
 
     Notes
     -----
@@ -78,10 +106,6 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
     first one, which is kept alone); a tree that predicts every training row
     exactly is kept with a weight larger than all others together (it decides
     the weighted median alone) and boosting stops.
-
-    See Also
-    --------
-    AdaBoostClassifier, GradientBoostingRegressor, sklearn.ensemble.AdaBoostRegressor
 
     References
     ----------
@@ -218,7 +242,18 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
             yield weighted_median_rows(P[:, :m], self.estimator_weights_[:m])
 
     def predict(self, X):
-        """LSBoost: ``F_0 + nu sum_m T_m(x)``; R2: the weighted median of the trees (Drucker 1997, Eq. (2))."""
+        """LSBoost: ``F_0 + nu sum_m T_m(x)``; R2: the weighted median of the trees (Drucker 1997, Eq. (2)).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         X = check_predict_data(self, X)
         P = self._tree_predictions(X)
         if self.algorithm == "LSBoost":
@@ -226,11 +261,37 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
         return weighted_median_rows(P, self.estimator_weights_)
 
     def staged_predict(self, X):
-        """Prediction after each round (a generator)."""
+        """Prediction after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            The predicted values after rounds 1, 2, ...
+        """
         yield from self._staged(check_predict_data(self, X))
 
     def staged_score(self, X, y, sample_weight=None):
-        """R^2 after each round (a generator)."""
+        """R^2 after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        y : array-like of shape (n_samples,)
+            The true targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample; None weighs them equally.
+
+        Yields
+        ------
+        float
+            The R^2 after rounds 1, 2, ...
+        """
         from sklearn.metrics import r2_score
 
         for pred in self.staged_predict(X):

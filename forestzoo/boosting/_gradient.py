@@ -184,7 +184,18 @@ class BaseGradientBoosting(EngineEstimator):
             yield F.copy()
 
     def apply(self, X):
-        """Leaf index of every sample in every tree, shape ``(n_samples, n_estimators_, n_trees_per_iteration_)``."""
+        """Leaf index of every sample in every tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_estimators_, n_trees_per_iteration_)
+            The leaf each sample reaches in every tree.
+        """
         X = check_predict_data(self, X)
         out = np.empty((X.shape[0],) + self.estimators_.shape, dtype=np.intp)
         for m in range(self.n_estimators_):
@@ -212,12 +223,26 @@ _COMMON_DOC = """
         Number of boosting rounds ``M``.
     subsample : float in (0, 1], default=1.0
         Fraction of the rows drawn (without replacement) for every round:
-        stochastic gradient boosting (Friedman 2002) when below 1.
+        stochastic gradient boosting (Friedman 2002) when below 1."""
+
+_TREE_DOC = """
     max_depth : int or None, default=3
         Depth of every tree; ``max_leaf_nodes`` instead (or as well) grows
         the trees best-first up to that many leaves.
-    min_samples_split, min_samples_leaf, min_weight_fraction_leaf, min_impurity_decrease, max_features, max_leaf_nodes
-        Tree parameters, as in :class:`DecisionTreeRegressor`.
+    min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at every node of a base tree; None: all of them.
+    max_leaf_nodes : int or None, default=None
+        When set, the base trees grow best-first up to this many leaves.
     max_bins : int in [2, 255], default=255
         Quantile bins per feature; the data are binned once per fit, NaN has
         its own bin and each split learns the side NaN goes to.
@@ -228,6 +253,7 @@ _COMMON_DOC = """
         Stop when the validation loss has not improved by ``tol`` for this
         many rounds (the rounds fitted so far are kept).  None: no early stopping.
     tol : float >= 0, default=1e-4
+        Least decrease of the validation loss that counts as an improvement.
     n_jobs : int or None, default=None
         Threads for the K trees of a round (K classes); with one tree per
         round (binary, regression) for the histograms of its large nodes
@@ -262,7 +288,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
     ``gamma = (K - 1)/K sum r / sum |r| (1 - |r|)``, ``r = y_k - p_k``.
 
     Parameters
-    ----------
+    ----------{_COMMON_DOC}
     split_gain : {{"newton", "gradient"}}, default="newton"
         How the tree structure is chosen.  "gradient": a least-squares fit
         of the residuals ``r`` (ESL Algorithm 10.4, step (b)ii, Friedman
@@ -270,8 +296,7 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         ``h = p (1 - p)`` (LogitBoost's working response, FHT 2000), whose
         split gain is ``(sum r)^2 / sum h`` per child -- the second-order
         gain of XGBoost / LightGBM / scikit-learn's HistGradientBoosting.
-        The leaf values are the same Newton steps either way.
-    {_COMMON_DOC}
+        The leaf values are the same Newton steps either way.{_TREE_DOC}
 
     Attributes
     ----------
@@ -279,7 +304,9 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
 
     See Also
     --------
-    GradientBoostingRegressor, AdaBoostClassifier, sklearn.ensemble.HistGradientBoostingClassifier
+    GradientBoostingRegressor : Gradient boosting for regression.
+    AdaBoostClassifier : AdaBoost and its variants.
+    sklearn.ensemble.HistGradientBoostingClassifier : The histogram gradient boosting of scikit-learn.
 
     References
     ----------
@@ -341,36 +368,113 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
         return softmax(F)
 
     def decision_function(self, X):
-        """Raw scores: the log-odds (shape (n_samples,)) for two classes, the K scores otherwise."""
+        """Raw scores: the log-odds for two classes, the K scores otherwise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The raw scores.
+        """
         F = self._raw_predict(check_predict_data(self, X))
         return F[:, 0] if F.shape[1] == 1 else F
 
     def staged_decision_function(self, X):
-        """:meth:`decision_function` after each round (a generator)."""
+        """:meth:`decision_function` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The raw scores after rounds 1, 2, ...
+        """
         for F in self._staged_raw_predict(check_predict_data(self, X)):
             yield F[:, 0] if F.shape[1] == 1 else F
 
     def predict_proba(self, X):
-        """Class probabilities: the logistic of the log-odds, or the softmax of the K scores."""
+        """Class probabilities: the logistic of the log-odds, or the softmax of the K scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._proba(self._raw_predict(check_predict_data(self, X)))
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def staged_predict_proba(self, X):
-        """:meth:`predict_proba` after each round (a generator)."""
+        """:meth:`predict_proba` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Yields
+        ------
+        ndarray of shape (n_samples, n_classes)
+            The class probabilities after rounds 1, 2, ...
+        """
         for F in self._staged_raw_predict(check_predict_data(self, X)):
             yield self._proba(F)
 
     def predict(self, X):
-        """Most probable class."""
+        """Most probable class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         P = self.predict_proba(X)
         return self.classes_[np.argmax(P, axis=1)]
 
     def staged_predict(self, X):
-        """:meth:`predict` after each round (a generator)."""
+        """:meth:`predict` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            The predicted class labels after rounds 1, 2, ...
+        """
         for P in self.staged_predict_proba(X):
             yield self.classes_[np.argmax(P, axis=1)]
 
@@ -385,16 +489,18 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
     Parameters
     ----------
     loss : {{"squared_error", "absolute_error", "huber"}}, default="squared_error"
+        The loss minimised.
     alpha : float in (0, 1), default=0.9
-        Huber: ``delta`` is the ``alpha``-quantile of ``|y - F|`` at every round.
-    {_COMMON_DOC}
+        Huber: ``delta`` is the ``alpha``-quantile of ``|y - F|`` at every round.{_COMMON_DOC}{_TREE_DOC}
 
     Attributes
     ----------{_ATTRIBUTES_DOC}
 
     See Also
     --------
-    GradientBoostingClassifier, AdaBoostRegressor, sklearn.ensemble.HistGradientBoostingRegressor
+    GradientBoostingClassifier : Gradient boosting of the deviance.
+    AdaBoostRegressor : LSBoost and AdaBoost.R2.
+    sklearn.ensemble.HistGradientBoostingRegressor : The histogram gradient boosting of scikit-learn.
 
     References
     ----------
@@ -443,10 +549,32 @@ class GradientBoostingRegressor(RegressorMixin, BaseGradientBoosting):
         self.random_state = random_state
 
     def predict(self, X):
-        """``f_0 + sum_m tree_m(x)`` (leaf values include the shrinkage)."""
+        """``f_0 + sum_m tree_m(x)`` (leaf values include the shrinkage).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._raw_predict(check_predict_data(self, X))[:, 0]
 
     def staged_predict(self, X):
-        """:meth:`predict` after each round (a generator)."""
+        """:meth:`predict` after each round (a generator).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Yields
+        ------
+        ndarray of shape (n_samples,)
+            The predicted values after rounds 1, 2, ...
+        """
         for F in self._staged_raw_predict(check_predict_data(self, X)):
             yield F[:, 0]

@@ -83,6 +83,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         Depth at which the engine stops growing; a branch cut there that is
         not pure is an incompetence area too.
     min_samples_leaf : int, default=1
+        Least number of samples in a leaf of the fully grown trees.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features evaluated per node; None (all) gives the paper's best split.
     max_bins : int, default=255
@@ -115,7 +116,19 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         Fraction of the training rows (by weight) some tree is competent for.
     reject_rate_ : float
         ``1 - coverage_``.
-    classes_, n_classes_, n_features_in_, feature_names_in_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+
+    See Also
+    --------
+    forestzoo.RandomForestClassifier : A forest whose every tree votes everywhere.
+    forestzoo.DecisionTreeClassifier : The CART tree the smart trees are cut from.
 
     Notes
     -----
@@ -125,10 +138,6 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
     :mod:`forestzoo.competence._smart_tree` for the argument and its limit
     (ties between equally good splits).  Sample weights are read as counts by
     the rule (``q_t`` and ``l_t`` are weighted counts).
-
-    See Also
-    --------
-    forestzoo.RandomForestClassifier, forestzoo.DecisionTreeClassifier
 
     References
     ----------
@@ -280,7 +289,18 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     # -- prediction --------------------------------------------------------
     def competence(self, X):
-        """Whether each tree is competent for each object, bool ``(n_samples, n_estimators_)``."""
+        """Whether each tree is competent for each object.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The objects.
+
+        Returns
+        -------
+        ndarray of bool of shape (n_samples, n_estimators_)
+            True where the tree is competent for the object.
+        """
         X = check_predict_data(self, X)
         return tree_answers(self.trees_, self.incompetent_, X)[1]
 
@@ -290,6 +310,11 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
     def predict_proba(self, X):
         """Class probabilities; rows every tree is incompetent for follow ``reject``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The objects.
 
         Returns
         -------
@@ -304,7 +329,18 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         return proba
 
     def predict(self, X):
-        """Class of each object; ``reject_label`` for rejected objects when ``reject="label"`` (or "nan")."""
+        """Class of each object; ``reject_label`` for rejected objects when ``reject="label"`` (or "nan").
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The objects.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels (``reject_label`` for rejected objects).
+        """
         proba, rejected = self._proba(X)
         labels = self.classes_[np.argmax(proba, axis=1)]
         if self.reject != "fallback" and rejected.any():
@@ -326,8 +362,11 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The objects.
         y : array-like of shape (n_samples,)
+            Their true classes.
         sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each object; None weighs them equally.
 
         Returns
         -------

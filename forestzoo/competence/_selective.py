@@ -26,6 +26,7 @@ def selective_scores(correct, covered, sample_weight=None):
     covered : array-like of bool, shape (n_samples,)
         Whether the classifier answers the object (False: rejected).
     sample_weight : array-like of shape (n_samples,), default=None
+        Weight of each object; None weighs them equally.
 
     Returns
     -------
@@ -34,6 +35,13 @@ def selective_scores(correct, covered, sample_weight=None):
         ``fallback_accuracy``, ``accuracy_with_fallback``,
         ``fallback_share`` and ``n_covered`` (see
         :meth:`CompetenceForestClassifier.selective_report`).
+
+    Examples
+    --------
+    >>> from forestzoo import selective_scores
+    >>> scores = selective_scores([True, True, False, True], [True, True, True, False])
+    >>> scores["coverage"], round(scores["selective_accuracy"], 3), scores["fallback_accuracy"]
+    (0.75, 0.667, 1.0)
     """
     correct = np.asarray(correct, dtype=bool)
     covered = np.asarray(covered, dtype=bool)
@@ -69,6 +77,13 @@ def risk_coverage_curve(confidence, correct):
     -------
     coverage, accuracy : ndarray of shape (n_samples,)
         ``coverage[k] = (k + 1) / n`` and the accuracy on those objects.
+
+    Examples
+    --------
+    >>> from forestzoo import risk_coverage_curve
+    >>> coverage, accuracy = risk_coverage_curve([0.9, 0.6, 0.8, 0.7], [True, False, True, True])
+    >>> coverage.tolist(), accuracy.tolist()
+    ([0.25, 0.5, 0.75, 1.0], [1.0, 1.0, 1.0, 0.75])
     """
     confidence = np.asarray(confidence, dtype=np.float64)
     correct = np.asarray(correct, dtype=np.float64)
@@ -80,7 +95,30 @@ def risk_coverage_curve(confidence, correct):
 
 
 def accuracy_at_coverage(confidence, correct, coverage):
-    """Accuracy on the ``ceil(coverage * n)`` most confident objects (at least one)."""
+    """Accuracy on the ``ceil(coverage * n)`` most confident objects (at least one).
+
+    Parameters
+    ----------
+    confidence : array-like of shape (n_samples,)
+        E.g. the highest class probability of each object.
+    correct : array-like of bool, shape (n_samples,)
+        Whether the answer to the object is right.
+    coverage : float in (0, 1]
+        Share of the objects answered, the most confident first.
+
+    Returns
+    -------
+    float
+        The accuracy on the answered objects.
+
+    Examples
+    --------
+    >>> from forestzoo import accuracy_at_coverage
+    >>> accuracy_at_coverage([0.9, 0.6, 0.8, 0.7], [True, False, True, True], 0.5)
+    1.0
+    >>> accuracy_at_coverage([0.9, 0.6, 0.8, 0.7], [True, False, True, True], 1.0)
+    0.75
+    """
     cov, acc = risk_coverage_curve(confidence, correct)
     k = min(max(int(math.ceil(coverage * cov.shape[0] - 1e-9)), 1), cov.shape[0])
     return float(acc[k - 1])

@@ -35,7 +35,24 @@ _TASKS = ("classification", "regression")
 
 
 def get_data_home(data_home=None):
-    """Return the data directory: ``data_home``, else ``$FORESTZOO_DATA``, else None."""
+    """Return the data directory: ``data_home``, else ``$FORESTZOO_DATA``, else None.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        The directory to use; None reads the ``FORESTZOO_DATA`` environment variable.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The directory (``~`` expanded), None when neither is set.
+
+    Examples
+    --------
+    >>> from forestzoo.datasets import get_data_home
+    >>> get_data_home("/data/forestzoo").as_posix()
+    '/data/forestzoo'
+    """
     if data_home is None:
         data_home = os.environ.get(DATA_ENV_VAR) or None
     return None if data_home is None else Path(data_home).expanduser()
@@ -44,10 +61,27 @@ def get_data_home(data_home=None):
 def get_dataset_info(name):
     """Return the :class:`DatasetInfo` registered under ``name`` (case-insensitive).
 
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_datasets`.
+
+    Returns
+    -------
+    DatasetInfo
+        What is known about the dataset.
+
     Raises
     ------
     ValueError
         If no dataset has that name; the message lists the valid names.
+
+    Examples
+    --------
+    >>> from forestzoo.datasets import get_dataset_info
+    >>> info = get_dataset_info("Iris")
+    >>> info.name, info.task, info.n_samples, info.n_classes
+    ('iris', 'classification', 150, 3)
     """
     if isinstance(name, str) and name not in REGISTRY:  # names ignore case
         folded = {key.lower(): key for key in REGISTRY}
@@ -73,8 +107,15 @@ def list_datasets(task=None, bundled=None):
     Returns
     -------
     list of DatasetInfo
+        The datasets that match, sorted by name.
         Each with ``name``, ``task``, ``n_samples``, ``n_features``,
         ``n_classes``, ``source``, ``licence``, ``bundled`` and ``splits``.
+
+    Examples
+    --------
+    >>> from forestzoo.datasets import list_datasets
+    >>> "iris" in [info.name for info in list_datasets(task="classification", bundled=True)]
+    True
     """
     if task is not None and task not in _TASKS:
         raise ValueError(f"task must be one of {_TASKS} or None, got {task!r}.")
@@ -388,7 +429,7 @@ def load_dataset(name, data_home=None, split=None, target=None, return_groups=Fa
     X : ndarray of shape (n_samples, n_features), float64, or DataFrame
         NaN marks a missing value (only where ``info.missing_values``).
     y : ndarray of shape (n_samples,), or Series
-        int64 class labels for classification (integer labels keep their
+        The int64 class labels for classification (integer labels keep their
         values; other labels become their index in sorted order), float64
         targets for regression.
     groups : ndarray of shape (n_samples,), int64, or Series

@@ -37,7 +37,23 @@ __all__ = ["DataFile", "DatasetInfo", "REGISTRY"]
 
 @dataclass(frozen=True)
 class DataFile:
-    """One upstream file: its name in the data directory, sha256 and split."""
+    """One upstream file: its name in the data directory, sha256 and split.
+
+    Parameters
+    ----------
+    name : str
+        The file's name in the data directory.
+    sha256 : str
+        The SHA-256 of its content, checked on load.
+    split : str, default="all"
+        "all", or "train" / "test" for an official split.
+
+    Examples
+    --------
+    >>> from forestzoo.datasets import get_dataset_info
+    >>> get_dataset_info("iris").files[0].name
+    'iris.csv'
+    """
 
     name: str
     sha256: str
@@ -46,7 +62,58 @@ class DataFile:
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What is known about one dataset (what ``list_datasets`` returns)."""
+    """What is known about one dataset (what ``list_datasets`` returns).
+
+    Parameters
+    ----------
+    name : str
+        The registry name.
+    task : str
+        "classification" or "regression".
+    n_samples : int
+        All rows, train and test together.
+    n_features : int
+        The number of features.
+    n_classes : int or None
+        The number of classes; None for regression.
+    source : str
+        Where the file(s) were taken from.
+    licence : str
+        The licence that source states.
+    files : tuple of DataFile
+        The upstream files.
+    fmt : TableFormat, LibSVMFormat or IdxFormat
+        How to parse ``files``.
+    bundle_sha256 : str or None, default=None
+        SHA-256 of the copy shipped with the package; None when not bundled.
+    notes : str, default=""
+        Remarks on the data.
+    tables : tuple of str, default=()
+        Files of the paper tables that use it.
+    paper_names : tuple of str, default=()
+        The names those tables give it.
+    image_shape : tuple of int or None, default=None
+        ``(height, width)`` of image rows.
+    missing_values : bool, default=False
+        Whether ``X`` holds NaN where the source has no value.
+    targets : tuple of (str, int), default=()
+        ``(name, column)`` of alternative targets.
+    group_name : str or None, default=None
+        What ``load_dataset(return_groups=True)`` returns.
+    generator : str or None, default=None
+        Synthetic data: the function of :mod:`forestzoo.datasets` drawing it.
+    openml_id : int or None, default=None
+        OpenML data_id of the same data (verified ones only).
+    loader : callable or None, default=None
+        The user's datasets (:func:`register_dataset`): ``loader() -> (X, y)``.
+
+    Examples
+    --------
+    >>> from forestzoo.datasets import get_dataset_info
+    >>> info = get_dataset_info("iris")
+    >>> info.n_features, info.bundled, info.splits
+    (4, True, ())
+    """
 
     name: str
     task: str  # "classification" or "regression"

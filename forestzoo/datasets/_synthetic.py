@@ -54,12 +54,15 @@ def make_spirals(n_samples=1000, *, n_arms=2, turns=1.5, noise=0.05, random_stat
         Number of turns each arm makes.
     noise : float, default=0.05
         Standard deviation of the Gaussian noise (the spirals have radius 1).
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        The points.
     y : ndarray of shape (n_samples,), int64
+        The arm of each point.
 
     Examples
     --------
@@ -85,6 +88,24 @@ def make_spirals(n_samples=1000, *, n_arms=2, turns=1.5, noise=0.05, random_stat
 def make_two_spirals(n_samples=1000, *, turns=1.5, noise=0.05, random_state=None):
     """Two interleaved spirals: :func:`make_spirals` with ``n_arms=2``.
 
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of points; the classes alternate (balanced).
+    turns : float, default=1.5
+        Number of turns each arm makes.
+    noise : float, default=0.05
+        Standard deviation of the Gaussian noise.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The arm of each point (0 or 1).
+
     Examples
     --------
     >>> from forestzoo.datasets import make_two_spirals
@@ -98,6 +119,24 @@ def make_two_spirals(n_samples=1000, *, turns=1.5, noise=0.05, random_state=None
 
 def make_four_spirals(n_samples=1000, *, turns=1.0, noise=0.04, random_state=None):
     """Four interleaved spirals (four classes): :func:`make_spirals` with ``n_arms=4``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of points; the classes alternate (balanced).
+    turns : float, default=1.0
+        Number of turns each arm makes.
+    noise : float, default=0.04
+        Standard deviation of the Gaussian noise.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2)
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The arm of each point (0 to 3).
 
     Examples
     --------
@@ -126,15 +165,20 @@ def make_banana(n_samples=1000, *, radius=1.0, noise=0.2, random_state=None):
     Parameters
     ----------
     n_samples : int, default=1000
+        Number of points; the classes alternate (balanced).
     radius : float, default=1.0
+        Radius ``r`` of the half circles.
     noise : float, default=0.2
         Standard deviation of the Gaussian noise on each coordinate.
-    random_state : int, RandomState instance or None
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
-    y : ndarray of shape (n_samples,), int64, labels 0 and 1
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The class of each point, 0 or 1.
 
     Examples
     --------
@@ -156,12 +200,28 @@ def make_banana(n_samples=1000, *, radius=1.0, noise=0.2, random_state=None):
 
 
 def make_twonorm(n_samples=7400, *, n_features=20, random_state=None):
-    """Breiman's twonorm: two Gaussians with identity covariance.
+    """Draw Breiman's twonorm: two Gaussians with identity covariance.
 
     Class 0 is N(a 1, I) and class 1 is N(-a 1, I) in ``n_features``
     dimensions, with ``a = 2 / sqrt(20)`` (Breiman 1996, "Bias, variance and
     arcing classifiers"). The optimal (linear) rule errs about 2.3 % of the time
     for 20 features.
+
+    Parameters
+    ----------
+    n_samples : int, default=7400
+        Number of points; the classes alternate (balanced).
+    n_features : int, default=20
+        Number of dimensions.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The class of each point, 0 or 1.
 
     Examples
     --------
@@ -181,11 +241,27 @@ def make_twonorm(n_samples=7400, *, n_features=20, random_state=None):
 
 
 def make_ring(n_samples=7400, *, n_features=20, random_state=None):
-    """Breiman's ringnorm: a wide Gaussian inside a narrow shifted one.
+    """Draw Breiman's ringnorm: a wide Gaussian inside a narrow shifted one.
 
     Class 0 is N(0, 4 I) and class 1 is N(a 1, I) with ``a = 1 / sqrt(20)``
     (Breiman 1996). The optimal rule is quadratic (a "ring"): axis-parallel
     trees need many splits.
+
+    Parameters
+    ----------
+    n_samples : int, default=7400
+        Number of points; the classes alternate (balanced).
+    n_features : int, default=20
+        Number of dimensions.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The class of each point, 0 or 1.
 
     Examples
     --------
@@ -205,7 +281,7 @@ def make_ring(n_samples=7400, *, n_features=20, random_state=None):
 
 
 def make_waveform(n_samples=5000, *, n_noise_features=0, random_state=None):
-    """Breiman's waveform: noisy convex mixtures of two of three triangles.
+    """Draw Breiman's waveform: noisy convex mixtures of two of three triangles.
 
     With the triangular waves on ``i = 1 .. 21``::
 
@@ -215,6 +291,22 @@ def make_waveform(n_samples=5000, *, n_noise_features=0, random_state=None):
     2 ``u h2 + (1-u) h3 + e``, with ``u ~ U(0, 1)`` per sample and ``e ~ N(0, I)``
     (Breiman et al. 1984, CART, Sec. 2.6.2). ``n_noise_features=19`` appends 19
     pure N(0, 1) features: the 40-feature version.
+
+    Parameters
+    ----------
+    n_samples : int, default=5000
+        Number of points; the classes alternate (balanced).
+    n_noise_features : int, default=0
+        Pure noise features appended to the 21 wave features.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draws.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 21 + n_noise_features)
+        The points.
+    y : ndarray of shape (n_samples,), int64
+        The class of each point, 0 to 2.
 
     Examples
     --------

@@ -46,6 +46,7 @@ def register_dataset(name, loader, *, task="classification", source="", licence=
         load; the sizes that :func:`list_datasets` shows are filled in by the
         first one.
     task : {"classification", "regression"}, default="classification"
+        The task of ``y``.
     source, licence, notes : str, optional
         Recorded in the :class:`DatasetInfo` and shown by ``forestzoo datasets``.
     replace_existing : bool, default=False
@@ -59,6 +60,7 @@ def register_dataset(name, loader, *, task="classification", source="", licence=
     Returns
     -------
     DatasetInfo
+        The registered entry.
 
     Raises
     ------
@@ -342,8 +344,9 @@ def load_file(path, *, target=None, task="classification", categorical="refuse",
     Returns
     -------
     X : ndarray of shape (n_samples, n_features), float64
+        The features; NaN marks a missing value.
     y : ndarray of shape (n_samples,)
-        int64 class labels, or float64 regression targets.
+        The int64 class labels, or float64 regression targets.
     names : list of str
         Only with ``return_names=True``.
 
@@ -358,6 +361,16 @@ def load_file(path, *, target=None, task="classification", categorical="refuse",
         ``openml:<id>`` and OpenML cannot be reached.
     ImportError
         A Parquet file without pyarrow installed.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from forestzoo.datasets import load_file
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "data.csv"
+    >>> _ = path.write_text("a,b,label\\n1,2,x\\n3,NA,y\\n5,6,x\\n")
+    >>> X, y = load_file(path)
+    >>> X.tolist(), y.tolist()
+    ([[1.0, 2.0], [3.0, nan], [5.0, 6.0]], [0, 1, 0])
     """
     spec = str(path)
     default = None

@@ -200,11 +200,13 @@ class CascadeForestClassifier(ClassifierMixin, BaseCascadeForest):
     max_depth : int or None, default=None
         Depth limit of every tree; None grows leaves until pure.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         Features drawn per node in the random forests.
     n_jobs : int or None, default=None
         Threads of each forest's fit and predict; results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the folds and of every forest.
     verbose : int, default=0
         Print each level's out-of-fold accuracy.
 
@@ -231,8 +233,10 @@ class CascadeForestClassifier(ClassifierMixin, BaseCascadeForest):
 
     See Also
     --------
-    GCForestClassifier : multi-grained scanning in front of a cascade.
-    CascadeForestRegressor, RandomForestClassifier, ExtraTreesClassifier
+    GCForestClassifier : Multi-grained scanning in front of a cascade.
+    CascadeForestRegressor : The cascade for regression.
+    RandomForestClassifier : The random forests of every level.
+    ExtraTreesClassifier : Completely-random forests are Extra Trees with one feature per node.
 
     References
     ----------
@@ -254,16 +258,49 @@ class CascadeForestClassifier(ClassifierMixin, BaseCascadeForest):
     _parameter_constraints = dict(BaseCascadeForest._parameter_constraints)
 
     def predict_proba(self, X):
-        """Mean of the last kept level's class vectors."""
+        """Mean of the last kept level's class vectors.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._mean_vector(X)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class in :attr:`classes_` order.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Class with the highest mean class-vector entry."""
+        """Class with the highest mean class-vector entry.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -277,18 +314,56 @@ class CascadeForestRegressor(RegressorMixin, BaseCascadeForest):
     ``n_tolerant_rounds`` levels.  Parameters are those of
     :class:`CascadeForestClassifier` (folds are plain shuffled k-fold).
 
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Trees per forest and fold.
+    n_random_forests : int, default=2
+        Random forests per level.
+    n_completely_random_forests : int, default=2
+        Completely-random tree forests per level.
+    n_folds : int, default=3
+        Folds of the cross-validation that produces the training predictions.
+    max_levels : int, default=20
+        Most levels grown.
+    n_tolerant_rounds : int, default=2
+        Levels grown past the best one before growth stops.
+    max_depth : int or None, default=None
+        Depth limit of every tree; None grows leaves until pure.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
+        Features drawn per node in the random forests.
+    n_jobs : int or None, default=None
+        Threads of each forest's fit and predict; results do not depend on it.
+    random_state : int, RandomState or None, default=None
+        Seed of the folds and of every forest.
+    verbose : int, default=0
+        Print each level's out-of-fold R^2.
+
     Attributes
     ----------
-    n_features_in_, feature_names_in_, levels_, n_levels_, n_trees_
-        As in :class:`CascadeForestClassifier`.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    levels_ : list of CascadeLevel
+        The kept levels, as in :class:`CascadeForestClassifier`.
+    n_levels_ : int
+        Number of kept levels.
+    n_trees_ : int
+        Trees used at prediction.
     level_scores_ : ndarray
         Out-of-fold R^2 of every grown level.
     oof_score_ : float
+        The best of ``level_scores_``.
     oof_prediction_ : ndarray of shape (n_samples,)
+        Out-of-fold prediction of the training samples at the last kept level.
 
     See Also
     --------
-    CascadeForestClassifier, RandomForestRegressor
+    CascadeForestClassifier : The cascade for classification.
+    RandomForestRegressor : The random forests of every level.
 
     References
     ----------
@@ -308,5 +383,16 @@ class CascadeForestRegressor(RegressorMixin, BaseCascadeForest):
     _parameter_constraints = dict(BaseCascadeForest._parameter_constraints)
 
     def predict(self, X):
-        """Mean of the last kept level's forest predictions."""
+        """Mean of the last kept level's forest predictions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._mean_vector(X)[:, 0]

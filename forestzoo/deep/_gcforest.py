@@ -15,7 +15,7 @@ from ._scanning import SCANNING_PARAMETER_CONSTRAINTS, make_grains, scanning_tem
 
 
 class GCForestClassifier(ClassifierMixin, EngineEstimator):
-    """gcForest: multi-grained scanning, then a cascade of cascade forests (Zhou & Feng 2017).
+    """The gcForest: multi-grained scanning, then a cascade of cascade forests (Zhou & Feng 2017).
 
     Each window size (*grain*) of :class:`MultiGrainedScanner` turns a
     sample into the class vectors of its windows.  The cascade then works
@@ -53,8 +53,9 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
     n_estimators : int, default=100
         Trees per cascade forest and fold.
     n_random_forests : int, default=2
+        Random forests of each grade.
     n_completely_random_forests : int, default=2
-        Forests of each grade.
+        Completely-random tree forests of each grade.
     n_folds : int, default=3
         Folds of the cross-validation behind every forest's training class
         vectors, in the scanner and in the cascade; each fold forest is
@@ -66,6 +67,7 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
     max_levels : int, default=20
         Most levels (each with one grade per grain).
     n_tolerant_rounds : int, default=2
+        Levels grown past the best one before growth stops.
     max_depth : int or None, default=None
         Depth limit of the cascade's trees.
     min_samples_leaf : int or float, default=1
@@ -75,8 +77,11 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
     working_memory : int or None, default=None
         MiB of windows cut at once (see :class:`MultiGrainedScanner`).
     n_jobs : int or None, default=None
+        Threads of each forest's fit and predict; results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the folds and of every forest.
     verbose : int, default=0
+        Print each level's out-of-fold accuracy.
 
     Attributes
     ----------
@@ -101,7 +106,8 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
 
     See Also
     --------
-    MultiGrainedScanner, CascadeForestClassifier
+    MultiGrainedScanner : The multi-grained scanning on its own.
+    CascadeForestClassifier : The cascade without scanning.
 
     References
     ----------
@@ -221,18 +227,51 @@ class GCForestClassifier(ClassifierMixin, EngineEstimator):
             "CascadeForestClassifier, whose trees split on the features themselves, has them.")
 
     def predict_proba(self, X):
-        """Mean class vector of the last grade of the last kept level."""
+        """Mean class vector of the last grade of the last kept level.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (flattened images or sequences).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         X = check_predict_data(self, X)
         features = [grain.transform(X, self.working_memory) for grain in self.grains_]
         return mean_vector(cascade_transform(self.levels_, features), self.n_classes_)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (flattened images or sequences).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class in :attr:`classes_` order.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Class with the highest mean class-vector entry."""
+        """Class with the highest mean class-vector entry.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (flattened images or sequences).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 

@@ -145,12 +145,14 @@ class BaseDenoisingForest(EngineEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features); NaN marks a missing value.
+        X : array-like of shape (n_samples, n_features)
+            The training samples; NaN marks a missing value.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
+            The targets (regressor) or class labels (classifier).
+        sample_weight : array-like of shape (n_samples,), default=None
             Weights of the forest grown here (the autoencoders learn from
             unweighted noisy copies).
-        init_forest : fitted estimator, optional
+        init_forest : fitted estimator, default=None
             An already fitted axis-aligned tree or forest of the same task
             to use instead of growing one: forestzoo's or scikit-learn's
             ``DecisionTree*``, ``RandomForest*`` or ``ExtraTrees*`` (and
@@ -170,7 +172,8 @@ class BaseDenoisingForest(EngineEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         from ..interop import fit_with_forest
 
@@ -225,14 +228,21 @@ class BaseDenoisingForest(EngineEstimator):
         return block_argmax(Z, self.layouts_, k)
 
     def suspected_nodes(self, X):
-        """Nodes whose decision differs between each row's own and its refined paths.
+        """Find the nodes whose decision differs between each row's own and its refined paths.
 
         The refinement runs from the leaf depth up to depth 1 (Section 3.3),
         one autoencoder per depth when ``per_depth=True``.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
         Returns
         -------
-        list of ndarray of bool, one (n_samples, n_nodes) array per selected tree.
+        list of ndarray of bool
+            One ``(n_samples, n_nodes)`` array per selected tree, True at the
+            suspected nodes of each row.
         """
         X = check_predict_data(self, X)
         return self._suspected(X, self._paths(X))
@@ -248,10 +258,20 @@ class BaseDenoisingForest(EngineEstimator):
         return masks
 
     def refined_leaves(self, X):
-        """Leaf (node index) of the refined path of every row in every selected tree, (n, n_trees).
+        """Leaf (node index) of the refined path of every row in every selected tree.
 
         Uses the leaf-depth autoencoder; without one (it did not converge)
         the rows' own leaves are returned.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_selected_trees)
+            The node index of each row's refined leaf in every selected tree.
         """
         X = check_predict_data(self, X)
         paths = self._paths(X)
@@ -358,9 +378,10 @@ _COMMON_DOC = """
         and with no autoencoder left prediction is the single-path forest's.
     max_dae_samples : int, default=20000
         Most noisy rows the autoencoders are trained on (subsampled).
-    n_jobs : int or None
+    n_jobs : int or None, default=None
         Threads of the forest.
-    random_state : int, RandomState or None
+    random_state : int, RandomState or None, default=None
+        Seed of the forest, the tree selection, the noisy copies and the autoencoders.
 """
 
 _COMMON_ATTRS = """
@@ -395,11 +416,15 @@ class DenoisingRandomForestRegressor(RegressorMixin, BaseDenoisingForest):
     ----------{_COMMON_DOC}
     Attributes
     ----------{_COMMON_ATTRS}
-    n_features_in_, feature_names_in_
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
     --------
-    forestzoo.RandomForestRegressor, DenoisingRandomForestClassifier
+    forestzoo.RandomForestRegressor : The forest without denoising.
+    DenoisingRandomForestClassifier : The method for classification.
 
     References
     ----------
@@ -437,21 +462,64 @@ class DenoisingRandomForestRegressor(RegressorMixin, BaseDenoisingForest):
                                      max_features=self.max_features, n_jobs=self.n_jobs, random_state=seed)
 
     def predict(self, X):
-        """Multi-path estimate over the suspected noisy decisions (Section 3.4)."""
+        """Multi-path estimate over the suspected noisy decisions (Section 3.4).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._values(X)[:, 0]
 
     def predict_single_path(self, X):
-        """Estimate of the selected trees following each row's own path (no denoising)."""
+        """Estimate of the selected trees following each row's own path (no denoising).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._values(X, "single")[:, 0]
 
     def predict_refined(self, X):
-        """Estimate of the selected trees at the refined leaves only (no multi-path)."""
+        """Estimate of the selected trees at the refined leaves only (no multi-path).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._values(X, "refined")[:, 0]
 
     def predict_with_known_noise(self, X, noise_mask):
         """Oracle multi-path estimate: the suspected nodes are those splitting on a noisy feature.
 
-        ``noise_mask`` (bool, X's shape) says which values of ``X`` are noisy.
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        noise_mask : array-like of bool of shape (n_samples, n_features)
+            Which values of ``X`` are noisy.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
         """
         return self._values(X, "oracle", noise_mask)[:, 0]
 
@@ -468,11 +536,19 @@ class DenoisingRandomForestClassifier(ClassifierMixin, BaseDenoisingForest):
     ----------{_COMMON_DOC}
     Attributes
     ----------{_COMMON_ATTRS}
-    classes_, n_classes_, n_features_in_, feature_names_in_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
     --------
-    forestzoo.RandomForestClassifier, DenoisingRandomForestRegressor
+    forestzoo.RandomForestClassifier : The forest without denoising.
+    DenoisingRandomForestRegressor : The paper's method, for regression.
 
     References
     ----------
@@ -508,20 +584,66 @@ class DenoisingRandomForestClassifier(ClassifierMixin, BaseDenoisingForest):
                                       max_features=self.max_features, n_jobs=self.n_jobs, random_state=seed)
 
     def predict_proba(self, X):
-        """Multi-path class proportions over the suspected noisy decisions."""
+        """Multi-path class proportions over the suspected noisy decisions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._values(X)
 
     def predict(self, X):
-        """Class with the largest multi-path proportion."""
+        """Class with the largest multi-path proportion.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def predict_single_path(self, X):
-        """Class voted by the selected trees following each row's own path (no denoising)."""
+        """Class voted by the selected trees following each row's own path (no denoising).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         values = self._values(X, "single")
         return self.classes_[np.argmax(values, axis=1)]
 
     def predict_with_known_noise(self, X, noise_mask):
-        """Oracle multi-path class: the suspected nodes are those splitting on a noisy feature."""
+        """Oracle multi-path class: the suspected nodes are those splitting on a noisy feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+        noise_mask : array-like of bool of shape (n_samples, n_features)
+            Which values of ``X`` are noisy.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         values = self._values(X, "oracle", noise_mask)
         return self.classes_[np.argmax(values, axis=1)]

@@ -297,22 +297,54 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         return out
 
     def decision_scores(self, X):
-        """Class scores ``h~^c(x)`` of every tree, shape (n_trees, n_samples, n_classes).
+        """Class scores ``h~^c(x)`` of every tree.
 
         Binary problems have one function per tree (Eq. 5); its score ``h~``
         is the positive column and ``1 - h~`` the negative one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_trees, n_samples, n_classes)
+            The class scores of every tree.
         """
         check_is_fitted(self)
         Xa = self._augmented(X)
         return np.stack([self._tree_scores(Xa, d) for d in self.dnfs_])
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class in :attr:`classes_` order.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Class with the highest :meth:`predict_proba`: Eq. (9) / (13) under hard voting."""
+        """Class with the highest :meth:`predict_proba`: Eq. (9) / (13) under hard voting.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 

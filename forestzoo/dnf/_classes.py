@@ -53,7 +53,7 @@ _DNF_PARAMS_DOC = """
         Stop once no function's validation loss has improved for this many
         epochs (None: always run ``n_epochs``; the best epoch is still kept).
     standardize : bool, default=True
-        z-score the features with the training mean and standard deviation
+        Z-score the features with the training mean and standard deviation
         first (Sec. 4 of the paper).  The gradient steps are not scale
         invariant, so the step sizes above assume z-scored data.
 """
@@ -86,7 +86,9 @@ class DNDTClassifier(BaseDNF):
     splitter : {"exact", "hist", "random"}, default="exact"
         Split search of the initial tree (see :class:`DecisionTreeClassifier`).
     max_depth : int or None, default=None
+        Greatest depth of the initial tree; None grows it until its leaves are pure.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf of the initial tree.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features drawn at every node of the initial tree."""
         + _DNF_PARAMS_DOC.format(n_epochs=100, learning_rate=1.0, momentum=0.9, batch_size=64, init_slope=1.0)
@@ -119,8 +121,8 @@ class DNDTClassifier(BaseDNF):
 
     See Also
     --------
-    DNRFClassifier : a forest of DNDTs.
-    forestzoo.DecisionTreeClassifier : the initial tree.
+    DNRFClassifier : A forest of DNDTs.
+    forestzoo.DecisionTreeClassifier : The initial tree.
 
     References
     ----------
@@ -211,7 +213,18 @@ class DNDTClassifier(BaseDNF):
             "importances of the tree it started from are initial_tree_.feature_importances_.")
 
     def predict_proba(self, X):
-        """Normalised class scores: ``[1 - h~, h~]`` (binary) or ``h~^c / sum_c h~^c``."""
+        """Normalised class scores: ``[1 - h~, h~]`` (binary) or ``h~^c / sum_c h~^c``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._tree_votes(self._augmented(X), self.dnfs_, soft=True)
 
 
@@ -236,10 +249,13 @@ class DNRFClassifier(BaseDNF):
     splitter : {"exact", "hist", "random"}, default="exact"
         Split search of the initial forest ("random": Extra Trees).
     max_depth : int or None, default=None
+        Greatest depth of the initial trees; None grows them until their leaves are pure.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf of the initial trees.
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         ``F``, features drawn at every node of the initial forest.
     bootstrap : bool, default=True
+        Grow every initial tree on a bootstrap sample.
     max_samples : int, float or None, default=None
         ``r``, the bootstrap sample size per tree (fraction or count).
     finetune_samples : {"tree", "all"}, default="all"
@@ -265,6 +281,7 @@ class DNRFClassifier(BaseDNF):
         Threads for the initial forest, the fine-tuning and prediction.
         Results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seeds the initial forest, the validation split and the mini-batch order.
 
     Attributes
     ----------
@@ -286,8 +303,8 @@ class DNRFClassifier(BaseDNF):
 
     See Also
     --------
-    DNDTClassifier : one tree.
-    forestzoo.RandomForestClassifier : the initial forest.
+    DNDTClassifier : One tree.
+    forestzoo.RandomForestClassifier : The initial forest.
 
     References
     ----------
@@ -358,9 +375,12 @@ class DNRFClassifier(BaseDNF):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The training samples.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-        init_forest : fitted classifier, optional
+            The class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each sample; None weighs them equally.
+        init_forest : fitted classifier, default=None
             An already fitted axis-aligned tree or forest to convert instead
             of growing one: forestzoo's ``DecisionTreeClassifier``,
             ``RandomForestClassifier`` or ``ExtraTreesClassifier``, or
@@ -380,7 +400,8 @@ class DNRFClassifier(BaseDNF):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         from ..interop import fit_with_forest
 
@@ -451,6 +472,17 @@ class DNRFClassifier(BaseDNF):
         return forest_importances(trees[: self.n_estimators_], self.n_features_in_)
 
     def predict_proba(self, X):
-        """Share of the trees' votes (``voting="hard"``) or mean normalised class scores ("soft")."""
+        """Share of the trees' votes (``voting="hard"``) or mean normalised class scores ("soft").
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         scores = self._tree_votes(self._augmented(X), self.dnfs_, soft=self.voting == "soft")
         return scores / len(self.dnfs_)

@@ -290,7 +290,18 @@ class BaseForest(EngineEstimator):
         return out
 
     def apply(self, X):
-        """Leaf index of every sample in every tree, shape (n_samples, n_estimators)."""
+        """Leaf index of every sample in every tree.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_estimators)
+            Column ``j`` holds the leaf each sample reaches in tree ``j``.
+        """
         X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         out = np.empty((X.shape[0], len(self.estimators_)), dtype=np.intp)
 
@@ -308,11 +319,18 @@ class BaseForest(EngineEstimator):
     def decision_path(self, X):
         """Node indicator of all trees side by side, and the column offsets of each tree.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
         Returns
         -------
-        indicator : sparse CSR matrix (n_samples, total number of nodes)
-        n_nodes_ptr : ndarray (n_estimators + 1,), tree ``i`` owns columns
-            ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]``.
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Nonzero where a sample passes through a node; ``n_nodes`` is the
+            total number of nodes of all trees.
+        n_nodes_ptr : ndarray of shape (n_estimators + 1,)
+            Tree ``i`` owns columns ``n_nodes_ptr[i]:n_nodes_ptr[i + 1]``.
         """
         from scipy.sparse import hstack, vstack
 
@@ -422,16 +440,49 @@ class ForestClassifier(ClassifierMixin, BaseForest):
     _tree_class = DecisionTreeClassifier
 
     def predict_proba(self, X):
-        """Mean over trees of the leaf class proportions (Breiman 2001, soft voting)."""
+        """Mean over trees of the leaf class proportions (Breiman 2001, soft voting).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class (``-inf`` where it is zero).
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Class with the highest mean probability."""
+        """Class with the highest mean probability.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -454,7 +505,18 @@ class ForestRegressor(RegressorMixin, BaseForest):
     _tree_class = DecisionTreeRegressor
 
     def predict(self, X):
-        """Mean over trees of the leaf means."""
+        """Mean over trees of the leaf means.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))[:, 0]
 
     def _set_oob(self, X, y):

@@ -23,9 +23,15 @@ _COMMON_DOC = """
     max_depth : int or None, default=None
         None grows every tree until its leaves are pure or too small.
     min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
     min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
     min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
     ccp_alpha : float >= 0, default=0.0
         Minimal cost-complexity pruning of every grown tree (Breiman et al.
         1984): the subtree of least ``R(T) + ccp_alpha * |leaves|`` is kept
@@ -52,14 +58,16 @@ _COMMON_DOC = """
         Compute the out-of-bag score (needs ``bootstrap=True``): accuracy or
         R^2, or ``oob_score(y_true, y_pred)`` when a callable (e.g. a metric
         of :mod:`sklearn.metrics`), on the rows that were out of bag at least once.
-    warm_start : bool, default=False
+{class_weight}    warm_start : bool, default=False
         Keep the fitted trees and add ``n_estimators - len(estimators_)`` new ones;
         with an int ``random_state`` the result equals fitting all trees at once.
     n_jobs : int or None, default=None
         Threads used by fit and predict (joblib; works under
         ``joblib.parallel_config(backend="dask")``).  Results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the bootstrap samples and of the trees' random draws.
     verbose : int, default=0
+        Verbosity of the fit.
     sdt_C, sdt_alpha, sdt_min_features_fraction, sdt_n0 : default=10, 8, 0.005, 20
         Parameters of ``splitter="stochastic"`` (rows per round ``N_j / 2**C``,
         at least ``n0``; at most ``alpha`` halving rounds; stop at this
@@ -67,17 +75,20 @@ _COMMON_DOC = """
 """
 
 
-def _doc(crit, splitter, max_features, bootstrap):
-    return _COMMON_DOC.format(crit=crit, splitter=splitter, max_features=max_features, bootstrap=bootstrap)
+def _doc(crit, splitter, max_features, bootstrap, class_weight=""):
+    return _COMMON_DOC.format(crit=crit, splitter=splitter, max_features=max_features, bootstrap=bootstrap,
+                              class_weight=class_weight)
 
 
-_CLF_CRIT = '{"gini", "entropy", "log_loss"}, default="gini"'
+_CLF_CRIT = ('{"gini", "entropy", "log_loss"}, default="gini"\n'
+             '        Impurity measure of the trees; "entropy" and "log_loss" are the same.')
 _REG_CRIT = ('{"squared_error", "absolute_error", "poisson"}, default="squared_error"\n'
-             '        "poisson": the half Poisson deviance (``y >= 0``, positive sum); "absolute_error": the mean\n'
+             '        Impurity measure of the trees.  "poisson": the half Poisson deviance (``y >= 0``, positive sum); "absolute_error": the mean\n'
              '        absolute deviation from the weighted median, which the leaves predict (no ``monotonic_cst``);\n'
              '        "friedman_mse" maps to "squared_error" with a ``FutureWarning``, as in scikit-learn 1.9.')
 _CLASS_WEIGHT_DOC = """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
-        "balanced_subsample" recomputes the balanced weights on every bootstrap sample.
+        Weights of the classes, multiplied into the sample weights; "balanced"
+        weighs each class inversely to its frequency; "balanced_subsample" recomputes the balanced weights on every bootstrap sample.
 """
 _CLF_ATTRS = """
     Attributes
@@ -245,11 +256,12 @@ RandomForestClassifier.__doc__ = (
     ``max_features`` candidate features drawn at every node; the forest
     predicts the mean of the trees' leaf class proportions.
 """
-    + _doc(_CLF_CRIT, "hist", '"sqrt"', True) + _CLASS_WEIGHT_DOC + _CLF_ATTRS + _SPARSE_DOC
+    + _doc(_CLF_CRIT, "hist", '"sqrt"', True, _CLASS_WEIGHT_DOC) + _CLF_ATTRS + _SPARSE_DOC
     + """
     See Also
     --------
-    ExtraTreesClassifier, sklearn.ensemble.RandomForestClassifier
+    ExtraTreesClassifier : Random thresholds, no bootstrap by default.
+    sklearn.ensemble.RandomForestClassifier : The random forest of scikit-learn.
 
     References
     ----------
@@ -273,7 +285,7 @@ ExtraTreesClassifier.__doc__ = (
     feature gets one threshold drawn uniformly between its minimum and
     maximum in the node, and the best of those splits is kept.
 """
-    + _doc(_CLF_CRIT, "random", '"sqrt"', False) + _CLASS_WEIGHT_DOC + _CLF_ATTRS + _SPARSE_DOC
+    + _doc(_CLF_CRIT, "random", '"sqrt"', False, _CLASS_WEIGHT_DOC) + _CLF_ATTRS + _SPARSE_DOC
     + """
     References
     ----------

@@ -285,14 +285,23 @@ _PARAMS_DOC = """
         Split search on the rotated features: "exact" is CART (the lecture's
         base tree), "hist" bins ``X R`` per tree, "random" draws thresholds.
     max_depth : int or None, default=None
+        Greatest depth of a leaf; None grows every tree until its leaves are
+        pure or too small.
     min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
     min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
     min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
     max_features : {{"sqrt", "log2"}}, int, float or None, default=None
         Rotated features drawn at every node.  None (all of them) is Rotation
         Forest; "sqrt" is Random Rotation Forest (RRoF).
     max_leaf_nodes : int or None, default=None
+        When set, every tree grows best-first up to this many leaves.
     max_bins : int in [2, 255], default=255
         Bins per rotated feature for ``splitter="hist"``.
     n_features_per_subset : int, default=3
@@ -305,13 +314,18 @@ _PARAMS_DOC = """
     bootstrap : bool, default=False
         Grow each tree on a bootstrap sample (Rotation Forest uses all rows).
     max_samples : int, float or None, default=None
+        Bootstrap sample size (int) or its ratio to ``n_samples`` (float), as
+        in :class:`forestzoo.RandomForestClassifier`; needs ``bootstrap=True``.
     oob_score : bool, default=False
-        Needs ``bootstrap=True``.
-    warm_start : bool, default=False
+        Compute the out-of-bag score; needs ``bootstrap=True``.
+{class_weight}    warm_start : bool, default=False
+        Keep the fitted trees and add ``n_estimators - len(estimators_)`` new ones.
     n_jobs : int or None, default=None
         Threads fitting the trees (and predicting); results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the rotations, the samples and the trees' random draws.
     verbose : int, default=0
+        Verbosity of the fit.
     ccp_alpha : float >= 0, default=0.0
         Minimal cost-complexity pruning of every grown tree (Breiman et al.
         1984), as in :class:`forestzoo.RandomForestClassifier`; 0 prunes
@@ -429,13 +443,15 @@ RotationForestClassifier.__doc__ = (
     ``max_features="sqrt"`` every node also draws a random subspace of the
     rotated features: Random Rotation Forest.
 """
-    + _PARAMS_DOC.format(crit='{"gini", "entropy", "log_loss"}, default="gini"')
-    + """    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+    + _PARAMS_DOC.format(crit='{"gini", "entropy", "log_loss"}, default="gini"\n        Impurity measure of the trees.', class_weight="""\
+    class_weight : dict, "balanced", "balanced_subsample" or None, default=None
+        Weights of the classes, multiplied into the sample weights;
         "balanced_subsample" recomputes the balanced weights on every
         bootstrap sample (with ``bootstrap=False``, the same as "balanced").
         The class weights also weight the rows each rotation's PCA samples
         are drawn from.
-
+""")
+    + """
     Attributes
     ----------
     estimators_ : list of DecisionTreeClassifier
@@ -448,7 +464,8 @@ RotationForestClassifier.__doc__ = (
 
     See Also
     --------
-    forestzoo.RandomForestClassifier, forestzoo.oblique.MPSVMForestClassifier
+    forestzoo.RandomForestClassifier : Axis-aligned trees on the original features.
+    forestzoo.oblique.MPSVMForestClassifier : Oblique trees with MPSVM node splits.
 """
     + _REFS
     + """
@@ -473,7 +490,7 @@ RotationForestRegressor.__doc__ = (
     each feature subset's PCA is fitted on a 75 % bootstrap sample of the
     rows; the forest averages the trees' leaf means.
 """
-    + _PARAMS_DOC.format(crit='{"squared_error"}, default="squared_error"')
+    + _PARAMS_DOC.format(crit='{"squared_error"}, default="squared_error"\n        Impurity measure of the trees.', class_weight="")
     + """
     Attributes
     ----------
@@ -484,7 +501,8 @@ RotationForestRegressor.__doc__ = (
 
     See Also
     --------
-    RotationForestClassifier, forestzoo.RandomForestRegressor
+    RotationForestClassifier : The classifier.
+    forestzoo.RandomForestRegressor : Axis-aligned trees on the original features.
 """
     + _REFS
     + """

@@ -84,6 +84,16 @@ def save(model, path, *, compress=False):
     UntrustedTypeError
         The model holds an object whose type is not allow-listed; the message
         names the attribute path and the type.
+
+    Examples
+    --------
+    >>> import io
+    >>> from forestzoo import DecisionTreeClassifier
+    >>> from forestzoo.io import load, save
+    >>> buffer = io.BytesIO()
+    >>> save(DecisionTreeClassifier(max_depth=2), buffer)
+    >>> load(io.BytesIO(buffer.getvalue())).max_depth
+    2
     """
     if not isinstance(model, BaseEstimator) or not is_allowed(type(model)):
         raise UntrustedTypeError(
@@ -95,8 +105,17 @@ def save(model, path, *, compress=False):
 
 
 class UntrustedModelError(ModelFormatError, UntrustedTypeError):
-    """A file names a class or function outside the allow-list: both a :class:`ModelFormatError` and an
-    :class:`UntrustedTypeError`."""
+    """A file names a class or function outside the allow-list.
+
+    It is both a :class:`ModelFormatError` and an :class:`UntrustedTypeError`,
+    so either ``except`` clause catches it.
+
+    Examples
+    --------
+    >>> from forestzoo.io import ModelFormatError, UntrustedModelError, UntrustedTypeError
+    >>> issubclass(UntrustedModelError, ModelFormatError), issubclass(UntrustedModelError, UntrustedTypeError)
+    (True, True)
+    """
 
 
 #: Exceptions of the container, the JSON parser, numpy or an allow-listed ``__setstate__`` that a damaged or
@@ -124,6 +143,7 @@ def load(path, *, max_bytes=None):
     Parameters
     ----------
     path : str, path-like or readable binary file
+        The model file.
     max_bytes : int, optional
         Cap on the uncompressed bytes of the file's members, each and in
         all (default :data:`~forestzoo.io._container.DEFAULT_MAX_BYTES`,
@@ -135,6 +155,7 @@ def load(path, *, max_bytes=None):
     Returns
     -------
     model : estimator
+        The estimator the file holds.
 
     Raises
     ------
@@ -147,6 +168,18 @@ def load(path, *, max_bytes=None):
     UntrustedModelError
         The file names a class or function outside the allow-list (a
         :class:`ModelFormatError` and an :class:`UntrustedTypeError`).
+
+    Examples
+    --------
+    >>> import io
+    >>> from sklearn.datasets import load_iris
+    >>> from forestzoo import DecisionTreeClassifier
+    >>> from forestzoo.io import load, save
+    >>> X, y = load_iris(return_X_y=True)
+    >>> buffer = io.BytesIO()
+    >>> save(DecisionTreeClassifier(random_state=0).fit(X, y), buffer)
+    >>> load(io.BytesIO(buffer.getvalue())).get_depth() > 0
+    True
     """
     try:
         header, graph, arrays = read_archive(path, max_bytes=max_bytes)
@@ -174,7 +207,33 @@ def load(path, *, max_bytes=None):
 def read_header(path):
     """The header of a model file (format version, writer versions, member checksums), without loading it.
 
-    Raises :class:`ModelFormatError` for a file that is not a model or is
-    written by a newer major format version; members are not verified.
+    Members are not verified.
+
+    Parameters
+    ----------
+    path : str, path-like or readable binary file
+        The model file.
+
+    Returns
+    -------
+    dict
+        ``format``, ``format_version``, ``root_class`` (the saved estimator's
+        class), ``written_by`` (library versions) and ``members`` (size and
+        SHA-256 of every member).
+
+    Raises
+    ------
+    ModelFormatError
+        For a file that is not a model or is written by a newer major format version.
+
+    Examples
+    --------
+    >>> import io
+    >>> from forestzoo import DecisionTreeClassifier
+    >>> from forestzoo.io import read_header, save
+    >>> buffer = io.BytesIO()
+    >>> save(DecisionTreeClassifier(), buffer)
+    >>> read_header(io.BytesIO(buffer.getvalue()))["root_class"]
+    'forestzoo.tree._classes:DecisionTreeClassifier'
     """
     return read_archive(path, header_only=True)[0]

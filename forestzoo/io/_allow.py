@@ -71,7 +71,19 @@ SKLEARN_FUNCTIONS = (
 
 
 class UntrustedTypeError(TypeError):
-    """An object's type is not in :mod:`forestzoo.io`'s allow-list (on save or on load)."""
+    """An object's type is not in :mod:`forestzoo.io`'s allow-list (on save or on load).
+
+    Examples
+    --------
+    >>> import io
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from forestzoo.io import UntrustedTypeError, save
+    >>> try:
+    ...     save(LogisticRegression(), io.BytesIO())
+    ... except UntrustedTypeError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, TypeError))
+    UntrustedTypeError True
+    """
 
 
 def class_key(cls):

@@ -37,7 +37,18 @@ _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
 class ModelFormatError(ValueError):
-    """The file is not a readable forestzoo model: not a model, truncated, tampered, or too new."""
+    """The file is not a readable forestzoo model: not a model, truncated, tampered, or too new.
+
+    Examples
+    --------
+    >>> import io
+    >>> from forestzoo.io import ModelFormatError, load
+    >>> try:
+    ...     load(io.BytesIO(b"not a model"))
+    ... except ModelFormatError as exc:
+    ...     print(type(exc).__name__, isinstance(exc, ValueError))
+    ModelFormatError True
+    """
 
 
 class _HashingWriter(io.RawIOBase):

@@ -135,13 +135,25 @@ HeterogeneousObliqueForestClassifier.__doc__ = """Heterogeneous oblique random f
     ----------
     estimators_ : list of DecisionTreeClassifier
         Trees with oblique nodes (``tree_.obl_ptr / obl_feature / obl_weight``).
-    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
-    oob_score_, oob_decision_function_
-        With ``oob_score=True``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity decrease (MDI), an oblique node's shared among its features
+        in proportion to ``|weight|``; sums to one.
+    oob_score_ : float
+        Out-of-bag accuracy (``oob_score=True``).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Out-of-bag class probabilities (``oob_score=True``).
 
     See Also
     --------
-    OneVsAllObliqueForestClassifier : one classifier on the one-vs-all partitions, obRaF(L/.../M).
+    OneVsAllObliqueForestClassifier : One classifier on the one-vs-all partitions, obRaF(L/.../M).
     forestzoo.oblique.MPSVMForestClassifier : MPSVM oblique forests (MPRaF).
 
     References

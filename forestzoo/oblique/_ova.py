@@ -124,13 +124,25 @@ OneVsAllObliqueForestClassifier.__doc__ = """One-vs-all oblique random forest: o
     ----------
     estimators_ : list of DecisionTreeClassifier
         Trees with oblique nodes (``tree_.obl_ptr / obl_feature / obl_weight``).
-    classes_, n_classes_, n_features_in_, feature_names_in_, feature_importances_
-    oob_score_, oob_decision_function_
-        With ``oob_score=True``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity decrease (MDI), an oblique node's shared among its features
+        in proportion to ``|weight|``; sums to one.
+    oob_score_ : float
+        Out-of-bag accuracy (``oob_score=True``).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Out-of-bag class probabilities (``oob_score=True``).
 
     See Also
     --------
-    HeterogeneousObliqueForestClassifier : six models on ranked partitions, obRaF(H).
+    HeterogeneousObliqueForestClassifier : Six models on ranked partitions, obRaF(H).
     forestzoo.oblique.MPSVMForestClassifier : MPSVM on multi2binary hyperclasses (MPRaF).
 
     References

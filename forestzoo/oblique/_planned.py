@@ -201,19 +201,42 @@ PLANNED_PARAMS_DOC = """    C : float, default=1.0
     splitter : {"exact", "hist", "random"}, default="exact"
         Kernel of the nodes that get no oblique split (no hyperplane lowers
         the impurity, or no non-constant feature).
-    max_depth, min_samples_split, min_samples_leaf, min_weight_fraction_leaf,
-    min_impurity_decrease, max_leaf_nodes, max_bins
-        As in :class:`forestzoo.RandomForestClassifier`.
+    max_depth : int or None, default=None
+        Greatest depth of a leaf; None grows every tree until its leaves are
+        pure or too small.
+    min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         Candidate features per node (``mtry``), drawn among those not
         constant in the node.
+    max_leaf_nodes : int or None, default=None
+        When set, every tree grows best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
     bootstrap : bool, default=True
+        Grow every tree on a bootstrap sample.
     max_samples : int, float or None, default=None
+        Bootstrap sample size (int) or its ratio to ``n_samples`` (float), as
+        in :class:`forestzoo.RandomForestClassifier`; needs ``bootstrap=True``.
     oob_score : bool, default=False
+        Compute the out-of-bag accuracy (needs ``bootstrap=True``).
     class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights;
+        "balanced" weighs each class inversely to its frequency.
     warm_start : bool, default=False
+        Keep the fitted trees and add ``n_estimators - len(estimators_)`` new ones.
     n_jobs : int or None, default=None
         Threads fitting trees; results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the samples, the feature draws and the node models.
     verbose : int, default=0
+        Verbosity of the fit.
 """

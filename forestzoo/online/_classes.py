@@ -242,9 +242,17 @@ class BaseOnlineForest(BaseEstimator):
     def fit(self, X, y):
         """Forget any previous state and learn from ``(X, y)`` in one pass, in row order.
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training samples (finite values), learned in row order.
+        y : array-like of shape (n_samples,)
+            The class labels (classifier) or targets (regressor).
+
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         with keep_state_on_error(self):
             for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
@@ -474,7 +482,13 @@ class BaseOnlineForest(BaseEstimator):
         return forest_importances(trees, self.n_features_in_)
 
     def get_n_nodes(self):
-        """Number of nodes of every voting tree."""
+        """Number of nodes of every voting tree.
+
+        Returns
+        -------
+        ndarray of shape (n_estimators,)
+            The node count of each voting tree.
+        """
         check_is_fitted(self)
         return self.forest_.counts[self.forest_.voters, 0].copy()
 
@@ -585,6 +599,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         Batches below 2,000 rows x trees are learned in the calling thread,
         where waking threads would cost more than it saves.
     random_state : int, RandomState or None, default=None
+        Seed of the online bagging, the candidate splits and the out-of-bag checks.
 
     Attributes
     ----------
@@ -593,8 +608,11 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     estimators_ : list of forestzoo._engine.api.Tree
         The voting trees as engine trees (views).
     classes_ : ndarray of shape (n_classes,)
+        The class labels.
     n_features_in_ : int
+        Number of features seen in ``fit`` or ``partial_fit``.
     n_samples_seen_ : int
+        Rows learned so far.
     n_drifts_ : ndarray of shape (n_estimators,)
         Per voting tree, the times it was replaced.
     n_warnings_ : ndarray of shape (n_estimators,)
@@ -607,7 +625,8 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
 
     See Also
     --------
-    OnlineRandomForestRegressor, forestzoo.RandomForestClassifier
+    OnlineRandomForestRegressor : The online forest for regression.
+    forestzoo.RandomForestClassifier : The batch random forest.
 
     References
     ----------
@@ -656,14 +675,17 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), finite.
+        X : array-like of shape (n_samples, n_features)
+            The batch's samples (finite values), learned in row order.
         y : array-like of shape (n_samples,)
-        classes : array-like, required on the first call
-            Every class the stream will contain.
+            The batch's class labels.
+        classes : array-like, default=None
+            Every class the stream will contain; required on the first call.
 
         Returns
         -------
-        self
+        self : object
+            The updated estimator.
         """
         with keep_state_on_error(self):
             return self._partial_fit(X, y, classes)
@@ -685,11 +707,33 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         return yk, np.zeros(y.shape[0]), self.classes_.shape[0]
 
     def predict_proba(self, X):
-        """Mean over trees of the leaf class proportions."""
+        """Mean over trees of the leaf class proportions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (finite values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._mean_values(X)
 
     def predict(self, X):
-        """Class with the highest mean probability."""
+        """Class with the highest mean probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (finite values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -708,23 +752,54 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     Parameters
     ----------
     n_estimators : int, default=10
+        Number of trees.
     criterion : {"squared_error"}, default="squared_error"
+        The gain is the decrease of the mean squared deviation.
     n_tests : int, default=100
         Candidate splits kept at every leaf, each with a triplet per side.
     min_samples_split : int, default=20
+        Samples a leaf must see (since its creation) before it may split.
     min_gain : float, default=0.0
-        In units of the target's variance.
-    max_depth, max_nodes, drift, drift_delta, warning_delta, oob_period, n_jobs, random_state
-        As for :class:`OnlineRandomForestClassifier`.
+        The best candidate's gain must exceed it, in units of the target's variance.
+    max_depth : int or None, default=None
+        Leaves at this depth never split.
+    max_nodes : int or None, default=None
+        Most nodes per tree: bounds memory on endless streams.
+    drift : {"adwin", "oob"} or None, default="adwin"
+        Concept-drift handling, as for :class:`OnlineRandomForestClassifier`.
+    drift_delta : float in (0, 1), default=0.001
+        Confidence of the ADWIN detector whose alarm replaces a tree.
+    warning_delta : float in (0, 1), default=0.01
+        Confidence of the ADWIN detector whose alarm starts a background tree.
+    oob_period : int, default=1000
+        ``drift="oob"``: rows between two out-of-bag checks of a tree.
+    n_jobs : int or None, default=None
+        Threads updating trees in parallel (results do not depend on it).
+    random_state : int, RandomState or None, default=None
+        Seed of the online bagging, the candidate splits and the out-of-bag checks.
 
     Attributes
     ----------
-    forest_, estimators_, n_features_in_, n_samples_seen_, n_drifts_, n_warnings_, last_drift_, last_drift_position_
-        As for :class:`OnlineRandomForestClassifier`.
+    forest_ : OnlineForest
+        The growing arrays of the trees.
+    estimators_ : list of forestzoo._engine.api.Tree
+        The voting trees as engine trees (views).
+    n_features_in_ : int
+        Number of features seen in ``fit`` or ``partial_fit``.
+    n_samples_seen_ : int
+        Rows learned so far.
+    n_drifts_ : ndarray of shape (n_estimators,)
+        Per voting tree, the times it was replaced.
+    n_warnings_ : ndarray of shape (n_estimators,)
+        Per voting tree, the background trees started (``drift="adwin"``).
+    last_drift_ : ndarray of shape (n_estimators,)
+        Per voting tree, the stream position of its last replacement, -1 where none.
+    last_drift_position_ : int
+        The latest of ``last_drift_`` (-1: no replacement yet).
 
     See Also
     --------
-    OnlineRandomForestClassifier
+    OnlineRandomForestClassifier : The online forest for classification.
 
     References
     ----------
@@ -759,9 +834,17 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
     def partial_fit(self, X, y):
         """Learn from one mini-batch, wholly or not at all (see ``OnlineRandomForestClassifier.partial_fit``).
 
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The batch's samples (finite values), learned in row order.
+        y : array-like of shape (n_samples,)
+            The batch's targets.
+
         Returns
         -------
-        self
+        self : object
+            The updated estimator.
         """
         with keep_state_on_error(self):
             return self._partial_fit(X, y, None)
@@ -771,5 +854,16 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
         return np.zeros(y.shape[0], np.int32), np.asarray(y, dtype=np.float64), 1
 
     def predict(self, X):
-        """Mean over trees of the leaf means."""
+        """Mean over trees of the leaf means.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (finite values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values.
+        """
         return self._mean_values(X)[:, 0]

@@ -199,8 +199,8 @@ class RVFLClassifierCV(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    RVFLClassifier : one network with given hyper-parameters.
-    RVFLForestClassifier : RFL / obRFL, whose ``tune_rvfl=True`` uses this search.
+    RVFLClassifier : One network with given hyper-parameters.
+    RVFLForestClassifier : The RFL / obRFL, whose ``tune_rvfl=True`` uses this search.
 
     References
     ----------
@@ -273,13 +273,16 @@ class RVFLClassifierCV(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The training samples (no missing values).
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
-            Weights the ridge fits and the validation accuracies.
+            The class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample.  Weights the ridge fits and the validation accuracies.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         with keep_state_on_error(self):
             X, y, sample_weight = check_fit_data(self, X, y, sample_weight, True)
@@ -337,16 +340,49 @@ class RVFLClassifierCV(ClassifierMixin, BaseEstimator):
         return X
 
     def decision_function(self, X):
-        """The refitted network's output scores (see :meth:`RVFLClassifier.decision_function`)."""
+        """The refitted network's output scores (see :meth:`RVFLClassifier.decision_function`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The output scores; their difference for two classes.
+        """
         X = self._check(X)  # before best_estimator_ is read: an unfitted search raises NotFittedError
         return self.best_estimator_.decision_function(X)
 
     def predict_proba(self, X):
-        """Softmax of the refitted network's output scores (not calibrated)."""
+        """Softmax of the refitted network's output scores (not calibrated).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Softmax of the output scores, in :attr:`classes_` order.
+        """
         X = self._check(X)
         return self.best_estimator_.predict_proba(X)
 
     def predict(self, X):
-        """Class of the highest output score of the refitted network."""
+        """Class of the highest output score of the refitted network.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         X = self._check(X)
         return self.best_estimator_.predict(X)

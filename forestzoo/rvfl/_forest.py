@@ -93,25 +93,36 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         ``random_state`` is replaced by one drawn from the forest's).  The
         four parameters above are then ignored; ``rvfl_params_`` holds the
         ones used.
-    C, delta, threshold
-        Oblique trees' node models, as in
+    C : float, default=1.0
+        Weight of the data term of the oblique trees' node models, as in
+        :class:`forestzoo.oblique.OneVsAllObliqueForestClassifier`.
+    delta : float, default=0.01
+        Tikhonov term of the oblique trees' LDA and MPSVM node models.
+    threshold : {"hyperplane", "best"}, default="hyperplane"
+        Where an oblique node splits along its hyperplane's normal, as in
         :class:`forestzoo.oblique.OneVsAllObliqueForestClassifier`.
     criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity measure of the trees.
     splitter : {"hist", "exact", "random"}, default="hist"
         Split kernel of the axis-parallel splits.
     max_depth : int or None, default=None
+        Greatest depth of a leaf; None grows the trees until their leaves are pure.
     min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
     min_samples_leaf : int or float, default=1
         The lecture's ``minleaf = 1``.
     max_features : {"sqrt", "log2"}, int, float or None, default="sqrt"
         ``mtry``, candidate features per node.
     max_bins : int, default=255
+        Value bins per feature for ``splitter="hist"``.
     voting : {"hard", "soft"}, default="hard"
         "hard": majority vote of the selected trees (the lecture); "soft":
         their mean leaf class proportions.
     n_jobs : int or None, default=None
         Threads over bags; results do not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the bootstrap samples, the RVFL weights and the trees.
 
     Attributes
     ----------
@@ -122,12 +133,19 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
     bags_ : list of (rvfl_model, trees)
         Per bag, the RVFL (see :func:`fit_rvfl`) and its ``K`` trees
         (:class:`forestzoo._engine.api.Tree`, or None for an empty partition).
-    classes_, n_classes_, n_features_in_, feature_names_in_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
     --------
-    RVFLClassifier : the RVFL network alone.
-    RVFLClassifierCV : the RVFL's hyper-parameter search.
+    RVFLClassifier : The RVFL network alone.
+    RVFLClassifierCV : The RVFL's hyper-parameter search.
     forestzoo.RandomForestClassifier : RF, the baseline of RFL.
 
     References
@@ -278,7 +296,18 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         return votes
 
     def predict_proba(self, X):
-        """Fraction of the selected trees' votes (``voting="hard"``) or their mean class proportions."""
+        """Fraction of the selected trees' votes (``voting="hard"``) or their mean class proportions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         X = check_predict_data(self, X)
         _reject_nan(X, type(self).__name__)
         with single_threaded_blas():
@@ -288,6 +317,17 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         return votes / votes.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """Majority vote of the trees the RVFLs select (ties: the lower class index)."""
+        """Majority vote of the trees the RVFLs select (ties: the lower class index).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)  # checks the fit before classes_ is read
         return self.classes_[np.argmax(proba, axis=1)]

@@ -194,12 +194,16 @@ class RVFLClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The training samples (no missing values).
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional, non-negative.
+            The class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weight of each sample; None weighs them equally.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         with keep_state_on_error(self):
             X, y, sample_weight = check_fit_data(self, X, y, sample_weight, True)
@@ -218,21 +222,53 @@ class RVFLClassifier(ClassifierMixin, BaseEstimator):
         return rvfl_scores(self.model_, X)
 
     def decision_function(self, X):
-        """Output scores (the ridge fit of the one-hot targets), shape (n_samples, n_classes).
+        """Output scores (the ridge fit of the one-hot targets).
 
         With two classes, the difference of the two scores (positive for
-        ``classes_[1]``), shape (n_samples,), as scikit-learn expects.
+        ``classes_[1]``), as scikit-learn expects.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The output scores.
         """
         s = self._scores(X)
         return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s
 
     def predict_proba(self, X):
-        """Softmax of the output scores: a monotone map, not a calibrated probability."""
+        """Softmax of the output scores: a monotone map, not a calibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Softmax of the output scores, in :attr:`classes_` order.
+        """
         s = self._scores(X)
         e = np.exp(s - s.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
     def predict(self, X):
-        """Class of the highest output score."""
+        """Class of the highest output score.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The samples (no missing values).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         scores = self._scores(X)  # checks the fit before classes_ is read
         return self.classes_[np.argmax(scores, axis=1)]

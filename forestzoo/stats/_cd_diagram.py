@@ -12,9 +12,27 @@ __all__ = ["cliques", "plot_critical_difference"]
 def cliques(avg_ranks, cd):
     """Maximal groups of methods whose average ranks all lie within ``cd``.
 
-    Returns a list of index arrays into ``avg_ranks`` (sorted by rank), one per
-    group of at least two methods not significantly different; groups
-    contained in another are left out. These are the bars of the diagram.
+    These groups are the bars of the critical-difference diagram.
+
+    Parameters
+    ----------
+    avg_ranks : array-like of shape (k,)
+        Average rank of each method.
+    cd : float
+        The critical difference (e.g. :func:`nemenyi_cd`).
+
+    Returns
+    -------
+    list of ndarray of int
+        Index arrays into ``avg_ranks`` (sorted by rank), one per group of at
+        least two methods not significantly different; groups contained in
+        another are left out.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import cliques
+    >>> [group.tolist() for group in cliques([1.0, 1.3, 2.5, 2.7], cd=0.5)]
+    [[0, 1], [2, 3]]
     """
     R = np.asarray(avg_ranks, dtype=float)
     order = np.argsort(R, kind="stable")
@@ -39,22 +57,34 @@ def plot_critical_difference(avg_ranks, names, n_datasets, alpha=0.05, ax=None,
     Parameters
     ----------
     avg_ranks : array-like of shape (k,)
+        Average rank of each method.
     names : sequence of str of length k
+        The methods' names.
     n_datasets : int
         Number of datasets the ranks average over (for the CD).
     alpha : float, default=0.05
+        Significance level of the Nemenyi critical difference.
     ax : matplotlib Axes, optional
         Drawn into a new figure when None.
     title : str, optional
+        Title of the diagram.
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure holding the diagram.
 
     Raises
     ------
     ImportError
         When matplotlib is not installed (``pip install forestzoo[plot]``).
+
+    Examples
+    --------
+    >>> from forestzoo.stats import plot_critical_difference
+    >>> fig = plot_critical_difference([1.2, 2.0, 2.8], ["RaF", "ET", "CART"], n_datasets=30)
+    >>> len(fig.axes)
+    1
     """
     try:
         import matplotlib

@@ -27,6 +27,16 @@ def holm(pvalues):
     rejected by Holm's procedure at level alpha exactly when its adjusted
     p-value is at most alpha.
 
+    Parameters
+    ----------
+    pvalues : array-like of shape (m,)
+        The p-values of the m hypotheses, each in [0, 1].
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The Holm-adjusted p-values, in the order of ``pvalues``.
+
     Examples
     --------
     >>> from forestzoo.stats import holm
@@ -48,11 +58,39 @@ def holm(pvalues):
 
 @dataclass(frozen=True)
 class ControlComparison:
-    """Every method against the control: ``others[i]`` is the column compared
-    in row i. Counts are the other method's wins / ties / losses against the
-    control. ``*_pvalue`` are the uncorrected two-sided p-values, ``*_holm``
-    the Holm-adjusted ones over the k - 1 comparisons (each test its own
-    family)."""
+    """Every method against the control, by the sign and the Wilcoxon signed-rank tests.
+
+    ``others[i]`` is the column compared in row i. Counts are the other
+    method's wins / ties / losses against the control. ``*_pvalue`` are the
+    uncorrected two-sided p-values, ``*_holm`` the Holm-adjusted ones over
+    the k - 1 comparisons (each test its own family).
+
+    Parameters
+    ----------
+    control : int
+        Column of the control method.
+    others : tuple of int
+        The other columns, in order.
+    sign : tuple of SignTestResult
+        The sign test of each other method against the control.
+    sign_pvalue : ndarray of shape (k - 1,)
+        The sign tests' p-values.
+    sign_holm : ndarray of shape (k - 1,)
+        The same, Holm-adjusted.
+    wilcoxon_statistic : ndarray of shape (k - 1,)
+        The Wilcoxon statistics.
+    wilcoxon_pvalue : ndarray of shape (k - 1,)
+        The Wilcoxon p-values.
+    wilcoxon_holm : ndarray of shape (k - 1,)
+        The same, Holm-adjusted.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import compare_with_control
+    >>> res = compare_with_control([[0.9, 0.8], [0.8, 0.7], [0.7, 0.75]])
+    >>> res.control, res.others, res.wins.tolist(), res.losses.tolist()
+    (0, (1,), [1], [2])
+    """
 
     control: int
     others: tuple
@@ -82,9 +120,11 @@ def compare_with_control(scores, control=0, higher_is_better=True, alpha=0.05, r
     Parameters
     ----------
     scores : array-like of shape (n_datasets, n_methods)
+        One row per dataset, one column per method.
     control : int, default=0
         Column of the control method.
     higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
     alpha : float, default=0.05
         Level of the sign test's critical-count rule (:class:`SignTestResult`).
     rtol : float, default=1e-10
@@ -93,6 +133,7 @@ def compare_with_control(scores, control=0, higher_is_better=True, alpha=0.05, r
     Returns
     -------
     ControlComparison
+        The tests of every other method against the control.
 
     Examples
     --------

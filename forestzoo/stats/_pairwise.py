@@ -28,6 +28,28 @@ def win_tie_loss(a, b, higher_is_better=True, tol=0.0, rtol=RTOL):
     ``rtol`` of each other relative to the larger magnitude (float noise; see
     :func:`tie_differences`).
 
+    Parameters
+    ----------
+    a : array-like of shape (n_datasets,)
+        Scores of method a, one per dataset.
+    b : array-like of shape (n_datasets,)
+        Scores of method b on the same datasets.
+    higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
+    tol : float, default=0.0
+        Scores at most this far apart tie.
+    rtol : float, default=1e-10
+        Relative tolerance under which two scores tie (see :func:`tie_differences`).
+
+    Returns
+    -------
+    wins : int
+        Datasets where a is better.
+    ties : int
+        Datasets where they tie.
+    losses : int
+        Datasets where b is better.
+
     Examples
     --------
     >>> from forestzoo.stats import win_tie_loss
@@ -50,6 +72,30 @@ class SignTestResult:
     may be N - 1). ``critical_wins`` is the normal-approximation rule
     N/2 + z sqrt(N)/2 (z = 1.96 at alpha = 0.05); ``p_value`` is the exact
     two-sided binomial p-value of ``wins`` out of ``n``.
+
+    Parameters
+    ----------
+    wins : int
+        Datasets where a is better.
+    ties : int
+        Datasets where they tie.
+    losses : int
+        Datasets where b is better.
+    n : int
+        Datasets counted by the test (N, or N - 1 with an odd number of ties).
+    wins_with_ties : float
+        The wins plus half the ties.
+    critical_wins : float
+        Wins needed by the normal-approximation rule.
+    p_value : float
+        The exact two-sided binomial p-value.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import sign_test
+    >>> res = sign_test([0.9, 0.8, 0.7], [0.8, 0.8, 0.75])
+    >>> res.wins, res.ties, res.losses, res.n, res.p_value
+    (1, 1, 1, 2, 1.0)
     """
 
     wins: int
@@ -70,6 +116,24 @@ def sign_test(a, b, alpha=0.05, higher_is_better=True, rtol=RTOL):
     """Sign test over datasets (Demsar 2006, Sec. 3.1.3).
 
     Ties are judged by :func:`win_tie_loss` with ``rtol``.
+
+    Parameters
+    ----------
+    a : array-like of shape (n_datasets,)
+        Scores of method a, one per dataset.
+    b : array-like of shape (n_datasets,)
+        Scores of method b on the same datasets.
+    alpha : float in (0, 1), default=0.05
+        The significance level of the normal-approximation rule.
+    higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
+    rtol : float, default=1e-10
+        Relative tolerance under which two scores tie (see :func:`tie_differences`).
+
+    Returns
+    -------
+    SignTestResult
+        The counts, the rule's critical number of wins and the exact p-value.
 
     Examples
     --------
@@ -106,10 +170,29 @@ def wilcoxon_test(a, b, alternative="two-sided", rtol=RTOL):
     differences first lose their float noise (:func:`tie_differences` with
     ``rtol``): equal scores give a zero difference, equal differences a tie.
 
+    Parameters
+    ----------
+    a : array-like of shape (n_datasets,)
+        Scores of method a, one per dataset.
+    b : array-like of shape (n_datasets,)
+        Scores of method b on the same datasets.
+    alternative : {"two-sided", "greater", "less"}, default="two-sided"
+        The alternative hypothesis, as in ``scipy.stats.wilcoxon``.
+    rtol : float, default=1e-10
+        Relative tolerance under which two scores tie (see :func:`tie_differences`).
+
     Returns
     -------
     statistic : float
+        The test statistic of ``scipy.stats.wilcoxon``.
     p_value : float
+        Its p-value.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import wilcoxon_test
+    >>> wilcoxon_test([0.9, 0.8, 0.85, 0.7, 0.95], [0.85, 0.78, 0.8, 0.72, 0.9])
+    (1.5, 0.1875)
     """
     a, b = _pair(a, b)
     d = tie_differences(a, b, rtol)
@@ -125,10 +208,26 @@ def paired_t_test(a, b):
     Its independence assumption does not hold across CV folds that share
     training rows; see :func:`corrected_resampled_t_test`.
 
+    Parameters
+    ----------
+    a : array-like of shape (n_runs,)
+        Scores of method a, one per run.
+    b : array-like of shape (n_runs,)
+        Scores of method b on the same runs.
+
     Returns
     -------
     statistic : float
+        The test statistic.
     p_value : float
+        Its two-sided p-value.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import paired_t_test
+    >>> t, p = paired_t_test([0.90, 0.92, 0.91, 0.93], [0.88, 0.90, 0.90, 0.90])
+    >>> round(t, 3), round(p, 3)
+    (4.899, 0.016)
     """
     a, b = _pair(a, b)
     if np.all(a == b):
@@ -148,11 +247,21 @@ def corrected_resampled_t_test(a, b, test_train_ratio):
     with J - 1 degrees of freedom; the extra n_test/n_train term accounts for
     the overlap of the training sets that the plain paired t-test ignores.
 
+    Parameters
+    ----------
+    a : array-like of shape (n_runs,)
+        Scores of method a, one per run.
+    b : array-like of shape (n_runs,)
+        Scores of method b on the same runs.
+    test_train_ratio : float > 0
+        ``n_test / n_train`` of the splits.
+
     Returns
     -------
     statistic : float
+        The test statistic.
     p_value : float
-        Two-sided.
+        Its two-sided p-value.
 
     Examples
     --------

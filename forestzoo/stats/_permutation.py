@@ -28,14 +28,37 @@ _MAX_ARRANGEMENTS = 40_320
 
 
 class PermutationPValue(NamedTuple):
-    """A permutation p-value: ``exact`` when every rearrangement was counted,
-    otherwise estimated from ``n_resamples`` random ones."""
+    """A permutation p-value, exact or estimated from random rearrangements.
+
+    Parameters
+    ----------
+    pvalue : float
+        The p-value.
+    exact : bool
+        True when every rearrangement was counted.
+    n_resamples : int
+        The random rearrangements it was estimated from (0 when exact).
+
+    Examples
+    --------
+    >>> from forestzoo.stats import friedman_permutation_pvalue
+    >>> res = friedman_permutation_pvalue([[1, 2], [1, 2]])
+    >>> res.pvalue, res.exact, res.describe()
+    (0.5, True, 'exact permutation test')
+    """
 
     pvalue: float
     exact: bool
     n_resamples: int
 
     def describe(self):
+        """Name the test that gave the p-value.
+
+        Returns
+        -------
+        str
+            "exact permutation test" or "Monte Carlo permutation test (B resamples)".
+        """
         return ("exact permutation test" if self.exact else
                 f"Monte Carlo permutation test ({self.n_resamples} resamples)")
 
@@ -104,7 +127,7 @@ def _monte_carlo(doubled, n_resamples, random_state):
 
 
 def friedman_permutation_pvalue(ranks, n_resamples=100_000, random_state=0):
-    """p-value of Friedman's test from the permutation distribution of the ranks.
+    """Compute the p-value of Friedman's test from the permutation distribution of the ranks.
 
     Exact (every rearrangement of every row weighed) when the number of
     distinct rank-sum vectors stays small, as for k <= 4 methods on a few
@@ -117,11 +140,14 @@ def friedman_permutation_pvalue(ranks, n_resamples=100_000, random_state=0):
     ranks : array-like of shape (n_datasets, n_methods)
         Ranks per dataset, ties sharing their mean rank (:func:`rank_scores`).
     n_resamples : int, default=100_000
+        Random rearrangements drawn when the exact computation is too costly.
     random_state : int, default=0
+        Seed of those rearrangements.
 
     Returns
     -------
     PermutationPValue
+        The p-value and how it was computed.
 
     Examples
     --------

@@ -52,6 +52,7 @@ def rank_scores(scores, higher_is_better=True, rtol=RTOL):
     Parameters
     ----------
     scores : array-like of shape (n_datasets, n_methods)
+        One row per dataset, one column per method.
     higher_is_better : bool, default=True
         ``True`` for accuracies, ``False`` for errors.
     rtol : float, default=1e-10
@@ -62,6 +63,7 @@ def rank_scores(scores, higher_is_better=True, rtol=RTOL):
     Returns
     -------
     ranks : ndarray of shape (n_datasets, n_methods)
+        The rank of each method on each dataset.
 
     Examples
     --------
@@ -75,21 +77,58 @@ def rank_scores(scores, higher_is_better=True, rtol=RTOL):
 
 
 def average_ranks(scores, higher_is_better=True, rtol=RTOL):
-    """Mean rank of each method over the datasets (Demsar 2006, Sec. 3.2.2)."""
+    """Mean rank of each method over the datasets (Demsar 2006, Sec. 3.2.2).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_datasets, n_methods)
+        One row per dataset, one column per method.
+    higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
+    rtol : float, default=1e-10
+        Relative tolerance of a tie on one dataset (see :func:`rank_scores`).
+
+    Returns
+    -------
+    ndarray of shape (n_methods,)
+        The average rank of each method (1 is best).
+
+    Examples
+    --------
+    >>> from forestzoo.stats import average_ranks
+    >>> average_ranks([[0.9, 0.8, 0.7], [0.7, 0.8, 0.6]]).tolist()
+    [1.5, 1.5, 3.0]
+    """
     return rank_scores(scores, higher_is_better, rtol).mean(axis=0)
 
 
 def friedman_statistic(avg_ranks, n_datasets):
-    """Friedman's chi-square from the average ranks and its p-value.
+    """Compute Friedman's chi-square from the average ranks, and its p-value.
 
     chi2_F = 12 N / (k (k+1)) [sum_j R_j^2 - k (k+1)^2 / 4]  (Demsar 2006, Eq. 1),
     chi-square distributed with k - 1 degrees of freedom under the null
     hypothesis that all methods are equivalent.
 
+    Parameters
+    ----------
+    avg_ranks : array-like of shape (n_methods,)
+        Average rank of each method over the datasets.
+    n_datasets : int
+        The number of datasets ``N``.
+
     Returns
     -------
     chi2 : float
+        Friedman's statistic chi2_F (without the correction for ties).
     p_value : float
+        Its p-value under the chi-square approximation.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import friedman_statistic
+    >>> chi2, p = friedman_statistic([1.25, 2.0, 2.75], n_datasets=4)
+    >>> chi2, round(p, 3)
+    (4.5, 0.105)
     """
     R = np.asarray(avg_ranks, dtype=float)
     k, N = len(R), int(n_datasets)
@@ -111,11 +150,21 @@ def iman_davenport(chi2, n_datasets, n_methods):
     F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)  (Demsar 2006, Eq. 2), F
     distributed with k - 1 and (k - 1)(N - 1) degrees of freedom.
 
+    Parameters
+    ----------
+    chi2 : float
+        Friedman's chi2_F.
+    n_datasets : int
+        The number of datasets ``N``.
+    n_methods : int
+        The number of methods ``k``.
+
     Returns
     -------
     ff : float
+        The statistic F_F.
     p_value : float
-        Both NaN where F_F is undefined: fewer than 2 datasets or methods, or
+        Its p-value under the F approximation.  Both NaN where F_F is undefined: fewer than 2 datasets or methods, or
         chi2_F at its maximum N (k - 1), reached when every dataset ranks the
         methods in the same order. The denominator is 0 there and the F
         approximation says nothing (its limit, p = 0, is wrong: two datasets
@@ -137,12 +186,29 @@ def iman_davenport(chi2, n_datasets, n_methods):
 
 
 def asymptotic_friedman_valid(n_datasets, n_methods):
-    """Whether chi2_F may be read against the chi-square distribution (and F_F
-    against the F distribution).
+    """Whether chi2_F may be read against the chi-square distribution (and F_F against F).
 
     Demsar (2006, Sec. 3.2.2) gives the rule of thumb N > 10 datasets and
     k > 5 methods; below it exact critical values are needed, which
     :func:`friedman_test` takes from the permutation distribution of the ranks.
+
+    Parameters
+    ----------
+    n_datasets : int
+        The number of datasets ``N``.
+    n_methods : int
+        The number of methods ``k``.
+
+    Returns
+    -------
+    bool
+        True when N > 10 and k > 5.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import asymptotic_friedman_valid
+    >>> asymptotic_friedman_valid(4, 3), asymptotic_friedman_valid(20, 6)
+    (False, True)
     """
     return int(n_datasets) > 10 and int(n_methods) > 5
 
@@ -169,7 +235,23 @@ def _tie_corrected_chi2(ranks):
 
 
 class FriedmanDecision(NamedTuple):
-    """The verdict of Friedman's test at one alpha and the p-value behind it."""
+    """The verdict of Friedman's test at one alpha and the p-value behind it.
+
+    Parameters
+    ----------
+    reject : bool
+        Whether "all methods are equivalent" is rejected.
+    pvalue : float
+        The p-value that decided.
+    method : str
+        Which test gave that p-value.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import friedman_test
+    >>> friedman_test([[0.9, 0.8, 0.7], [0.7, 0.8, 0.6]]).decision(0.05).reject
+    False
+    """
 
     reject: bool
     pvalue: float
@@ -188,6 +270,40 @@ class FriedmanResult:
     alike). ``permutation_pvalue`` (NaN when not computed) is the p-value from
     the permutation distribution of the ranks, exact or Monte Carlo as
     ``permutation_method`` says. :meth:`decision` says which one decides.
+
+    Parameters
+    ----------
+    average_ranks : ndarray of shape (n_methods,)
+        Average rank of each method.
+    n_datasets : int
+        The number of datasets ``N``.
+    n_methods : int
+        The number of methods ``k``.
+    chi2 : float
+        Friedman's chi2_F, corrected for ties.
+    chi2_pvalue : float
+        Its p-value under the chi-square approximation.
+    ff : float
+        Iman-Davenport's F_F.
+    ff_pvalue : float
+        Its p-value under the F approximation.
+    at_limit : bool, default=False
+        Whether chi2_F reaches its maximum N (k - 1).
+    asymptotic_valid : bool, default=True
+        Whether the approximations hold (:func:`asymptotic_friedman_valid`).
+    permutation_pvalue : float, default=nan
+        The permutation p-value, NaN when not computed.
+    permutation_method : str, default=""
+        How the permutation p-value was computed (exact or Monte Carlo).
+    ranks : ndarray of shape (n_datasets, n_methods), default=None
+        The ranks of the table, from which the permutation p-value is computed on demand.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import friedman_test
+    >>> res = friedman_test([[0.9, 0.8, 0.7], [0.7, 0.8, 0.6]])
+    >>> res.n_datasets, res.n_methods, res.average_ranks.tolist()
+    (2, 3, [1.5, 1.5, 3.0])
     """
 
     average_ranks: np.ndarray
@@ -225,6 +341,16 @@ class FriedmanResult:
         So the verdict is never "reject" while the p-value of Friedman's own
         statistic, taken from its exact (or sampled) distribution where the
         chi-square approximation is in doubt, is above alpha.
+
+        Parameters
+        ----------
+        alpha : float in (0, 1), default=0.05
+            The significance level.
+
+        Returns
+        -------
+        FriedmanDecision
+            The verdict, the p-value that decided and its test.
         """
         _check_alpha(alpha)
         if self.n_methods < 2 or self.n_datasets < 1:
@@ -239,13 +365,23 @@ class FriedmanResult:
         return FriedmanDecision(bool(p <= alpha), float(p), method)
 
     def reject(self, alpha=0.05):
-        """Whether Friedman's test rejects "all methods are equivalent" at ``alpha``
-        (see :meth:`decision`)."""
+        """Whether Friedman's test rejects "all methods are equivalent" at ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float in (0, 1), default=0.05
+            The significance level.
+
+        Returns
+        -------
+        bool
+            The verdict of :meth:`decision`.
+        """
         return self.decision(alpha).reject
 
 
 def friedman_test(scores, higher_is_better=True, rtol=RTOL):
-    """Friedman's chi2_F and Iman-Davenport's F_F on a score table.
+    """Run Friedman's chi2_F and Iman-Davenport's F_F tests on a score table.
 
     Ties within a dataset (within ``rtol``, see :func:`rank_scores`) share
     their mean rank, and chi2_F is corrected for them, so it equals
@@ -253,6 +389,20 @@ def friedman_test(scores, higher_is_better=True, rtol=RTOL):
     p-value is computed where the approximations cannot decide alone (see
     :meth:`FriedmanResult.decision`, at alpha = 0.05; other alphas compute it
     on demand).
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_datasets, n_methods)
+        One row per dataset, one column per method.
+    higher_is_better : bool, default=True
+        ``True`` for accuracies, ``False`` for errors.
+    rtol : float, default=1e-10
+        Relative tolerance of a tie on one dataset (see :func:`rank_scores`).
+
+    Returns
+    -------
+    FriedmanResult
+        The statistics, their p-values and the ranks.
 
     Examples
     --------
@@ -288,6 +438,24 @@ def nemenyi_q(n_methods, alpha=0.05):
 
     The studentized range quantile with infinite degrees of freedom divided
     by sqrt(2) (Demsar 2006, Table 5a: 2.343 for k = 3 at alpha = 0.05).
+
+    Parameters
+    ----------
+    n_methods : int
+        The number of methods ``k`` (at least 2).
+    alpha : float in (0, 1), default=0.05
+        The significance level.
+
+    Returns
+    -------
+    float
+        The critical value q_alpha.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import nemenyi_q
+    >>> round(nemenyi_q(3), 3)
+    2.344
     """
     _check_alpha(alpha)
     k = int(n_methods)
@@ -302,6 +470,20 @@ def nemenyi_cd(n_methods, n_datasets, alpha=0.05):
     CD = q_alpha sqrt(k (k+1) / (6 N))  (Demsar 2006, Sec. 3.2.2): two methods
     whose average ranks differ by at least CD perform significantly
     differently.
+
+    Parameters
+    ----------
+    n_methods : int
+        The number of methods ``k``.
+    n_datasets : int
+        The number of datasets ``N``.
+    alpha : float in (0, 1), default=0.05
+        The significance level.
+
+    Returns
+    -------
+    float
+        The critical difference of average ranks.
 
     Examples
     --------
@@ -320,6 +502,26 @@ def bonferroni_dunn_cd(n_methods, n_datasets, alpha=0.05):
 
     Same formula as :func:`nemenyi_cd` with q_alpha the two-sided normal
     quantile at alpha / (k - 1) (Demsar 2006, Table 5b).
+
+    Parameters
+    ----------
+    n_methods : int
+        The number of methods ``k``, the control included.
+    n_datasets : int
+        The number of datasets ``N``.
+    alpha : float in (0, 1), default=0.05
+        The significance level.
+
+    Returns
+    -------
+    float
+        The critical difference of average ranks to the control.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import bonferroni_dunn_cd
+    >>> round(bonferroni_dunn_cd(3, 44), 3)
+    0.478
     """
     _check_alpha(alpha)
     k, N = int(n_methods), int(n_datasets)
@@ -330,8 +532,29 @@ def bonferroni_dunn_cd(n_methods, n_datasets, alpha=0.05):
 
 
 def nemenyi_significant_pairs(avg_ranks, n_datasets, alpha=0.05):
-    """Boolean matrix: ``[i, j]`` is True when method i's average rank is better
-    (lower) than j's by at least the Nemenyi CD."""
+    """Find the pairs of methods whose average ranks differ by at least the Nemenyi CD.
+
+    Parameters
+    ----------
+    avg_ranks : array-like of shape (n_methods,)
+        Average rank of each method.
+    n_datasets : int
+        The number of datasets ``N``.
+    alpha : float in (0, 1), default=0.05
+        The significance level.
+
+    Returns
+    -------
+    ndarray of bool of shape (n_methods, n_methods)
+        ``[i, j]`` is True when method i's average rank is better (lower)
+        than j's by at least the critical difference.
+
+    Examples
+    --------
+    >>> from forestzoo.stats import nemenyi_significant_pairs
+    >>> nemenyi_significant_pairs([1.0, 2.0, 3.0], n_datasets=30).tolist()
+    [[False, True, True], [False, False, True], [False, False, False]]
+    """
     R = np.asarray(avg_ranks, dtype=float)
     cd = nemenyi_cd(len(R), n_datasets, alpha)
     return (R[None, :] - R[:, None]) >= cd

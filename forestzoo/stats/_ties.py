@@ -53,7 +53,7 @@ def _snap_1d(values, tol):
 
 
 def snap_ties(scores, rtol=RTOL):
-    """Scores with the near-equal values of each row made exactly equal.
+    """Make the near-equal scores of each row exactly equal.
 
     Within a row (a dataset), values that differ from their sorted neighbour by
     at most ``rtol * max(|row|)`` form one group and all take the group's
@@ -62,11 +62,14 @@ def snap_ties(scores, rtol=RTOL):
     Parameters
     ----------
     scores : array-like of shape (n_datasets, n_methods)
+        One row per dataset, one column per method.
     rtol : float, default=1e-10
+        Relative tolerance; 0 leaves the scores unchanged.
 
     Returns
     -------
-    ndarray of the same shape
+    ndarray of shape (n_datasets, n_methods)
+        The scores, each group of near-equal values set to its smallest value.
 
     Examples
     --------
@@ -92,6 +95,20 @@ def tie_differences(a, b, rtol=RTOL):
     tie on that dataset), and differences whose magnitudes agree within the
     same tolerance get one magnitude (so the signed-rank test ranks them as
     tied). Signs are kept.
+
+    Parameters
+    ----------
+    a : array-like of shape (n,)
+        Scores of method a.
+    b : array-like of shape (n,)
+        Scores of method b, paired with ``a``.
+    rtol : float, default=1e-10
+        Relative tolerance; 0 keeps the plain differences.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The differences ``a - b``.
 
     Examples
     --------

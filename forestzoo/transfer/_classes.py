@@ -201,7 +201,8 @@ class TransferForestClassifier(_TransferForestMixin, ForestClassifier):
 
     See Also
     --------
-    TransferForestRegressor, forestzoo.RandomForestClassifier
+    TransferForestRegressor : The transfer forest for regression.
+    forestzoo.RandomForestClassifier : A forest of the target data alone.
 """
         + _REFERENCES
         + """
@@ -255,7 +256,8 @@ class TransferForestRegressor(_TransferForestMixin, ForestRegressor):
 
     See Also
     --------
-    TransferForestClassifier, forestzoo.RandomForestRegressor
+    TransferForestClassifier : The transfer forest for classification.
+    forestzoo.RandomForestRegressor : A forest of the target data alone.
 """
         + _REFERENCES
         + """

@@ -73,6 +73,15 @@ class BaseDecisionTree(EngineEstimator):
         The tree is grown with these parameters and ``ccp_alpha=0``; this
         estimator is not changed.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The training samples.
+        y : array-like of shape (n_samples,)
+            The targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weight of each sample; None weighs them equally.
+
         Returns
         -------
         path : sklearn.utils.Bunch
@@ -87,22 +96,56 @@ class BaseDecisionTree(EngineEstimator):
         return Bunch(ccp_alphas=alphas, impurities=impurities)
 
     def apply(self, X):
-        """Index of the leaf each sample ends in, shape (n_samples,)."""
+        """Index of the leaf each sample ends in.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The node index of each sample's leaf.
+        """
         X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         return self.tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse (n_samples, n_nodes) indicator of the nodes each sample visits."""
+        """Indicator of the nodes each sample visits.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Nonzero at ``[i, j]`` when sample ``i`` passes through node ``j``.
+        """
         X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         return self.tree_.decision_path(X)
 
     def get_depth(self):
-        """Depth of the tree (the root alone has depth 0)."""
+        """Depth of the tree (the root alone has depth 0).
+
+        Returns
+        -------
+        int
+            The largest depth of a leaf.
+        """
         check_is_fitted(self)
         return self.tree_.max_depth
 
     def get_n_leaves(self):
-        """Number of leaves."""
+        """Number of leaves.
+
+        Returns
+        -------
+        int
+            The number of leaves of the fitted tree.
+        """
         check_is_fitted(self)
         return self.tree_.n_leaves
 
@@ -134,27 +177,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         node, the worse half discarded each round, and the exact search runs
         on the survivors only (see the ``sdt_*`` parameters).
     max_depth : int or None, default=None
+        Greatest depth of a leaf; None grows until the other limits stop it.
     min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
     min_weight_fraction_leaf : float in [0, 0.5], default=0.0
         Least fraction of the total sample weight in a leaf.
     min_impurity_decrease : float, default=0.0
         A node splits only if the weighted impurity decrease, relative to the
         root's weight, is at least this.
-    ccp_alpha : float >= 0, default=0.0
-        Minimal cost-complexity pruning after growth (Breiman et al. 1984,
-        as in scikit-learn): the subtree of least ``R(T) + ccp_alpha *
-        |leaves(T)|`` is kept, ``R`` the leaves' impurities weighted by their
-        share of the root's weight.  0 prunes nothing; see
-        :meth:`cost_complexity_pruning_path` for the values that matter.
-    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
-        Monotonicity constraint per feature, as in scikit-learn: 1 makes the
-        probability of the second class (``classes_[1]``) non-decreasing in
-        that feature, -1 non-increasing, 0 leaves it free.  Two classes only;
-        not with ``splitter="stochastic"``.  A split on a constrained feature
-        is kept only if its children's values are ordered and inside the
-        node's bounds; the midpoint of the two values bounds their subtrees,
-        and every node's value is clipped into its bounds.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
         Features drawn at every node; constant features do not count.
     max_leaf_nodes : int or None, default=None
@@ -162,7 +195,10 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     max_bins : int in [2, 255], default=255
         Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
     class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights;
+        "balanced" weighs each class inversely to its frequency.
     random_state : int, RandomState or None, default=None
+        Seed of the feature draws and of the random and stochastic splitters.
     sdt_C : int in [1, 31], default=10
         ``splitter="stochastic"`` only: each round adds ``N_j / 2**sdt_C``
         random rows of the node (``N_j`` rows) to the working set (Step 1).
@@ -177,14 +213,46 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         (the paper's ``N_0``).  A node searched stochastically would read no
         fewer values than the exact search (small nodes, in particular nodes
         of at most ``sdt_n0`` rows) falls back to the exact search.
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning after growth (Breiman et al. 1984,
+        as in scikit-learn): the subtree of least ``R(T) + ccp_alpha *
+        |leaves(T)|`` is kept, ``R`` the leaves' impurities weighted by their
+        share of the root's weight.  0 prunes nothing; see
+        :meth:`cost_complexity_pruning_path` for the values that matter.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonicity constraint per feature, as in scikit-learn: 1 makes the
+        probability of the second class (``classes_[1]``) non-decreasing in
+        that feature, -1 non-increasing, 0 leaves it free.  Two classes only;
+        not with ``splitter="stochastic"``.  A split on a constrained feature
+        is kept only if its children's values are ordered and inside the
+        node's bounds; the midpoint of the two values bounds their subtrees,
+        and every node's value is clipped into its bounds.
 
     Attributes
     ----------
     tree_ : forestzoo._engine.api.Tree
         The fitted arrays (``nodes``, ``values``, oblique side arrays).
-    classes_, n_classes_, n_features_in_, feature_names_in_, max_features_,
-    feature_importances_
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_classes_ : int
+        The number of classes.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    max_features_ : int
+        The number of features drawn at every node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based (MDI) importances, normalised to sum to one.
 
+    See Also
+    --------
+    forestzoo.RandomForestClassifier : A bagged forest of these trees.
+    sklearn.tree.DecisionTreeClassifier : The CART tree of scikit-learn.
+    forestzoo.HaarTreeClassifier : A tree splitting on Haar-like features.
+
+    Notes
+    -----
     Missing values (NaN) are supported: each split learns the side NaN goes
     to; a node that saw no NaN sends it to its larger child.
 
@@ -200,11 +268,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
     ``tree_.n_split_evaluations`` counts the (row, feature) pairs the split
     searches read, the complexity measure of the SDT paper's Figures 1-2.
-
-    See Also
-    --------
-    forestzoo.RandomForestClassifier, sklearn.tree.DecisionTreeClassifier,
-    forestzoo.HaarTreeClassifier
 
     References
     ----------
@@ -244,16 +307,49 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.class_weight = class_weight
 
     def predict_proba(self, X):
-        """Class probabilities: the weighted class proportions of the leaf."""
+        """Class probabilities: the weighted class proportions of the leaf.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         return self._raw_predict(X)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class in :attr:`classes_` order.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class of each sample."""
+        """Most probable class of each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -273,6 +369,60 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     scikit-learn 1.9.  Leaves predict the weighted mean of their targets
     (the median for "absolute_error"); ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
     :class:`DecisionTreeClassifier`.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "poisson", "absolute_error"}, default="squared_error"
+        Impurity measure, as above.
+    splitter : {"exact", "best", "hist", "random", "stochastic"}, default="exact"
+        Split search, as in :class:`DecisionTreeClassifier`.
+    max_depth : int or None, default=None
+        Greatest depth of a leaf; None grows until the other limits stop it.
+    min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
+    min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Least fraction of the total sample weight in a leaf.
+    min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at every node; constant features do not count.
+    max_leaf_nodes : int or None, default=None
+        When set, the tree grows best-first up to this many leaves.
+    max_bins : int in [2, 255], default=255
+        Value bins per feature for ``splitter="hist"`` (NaN has its own bin).
+    random_state : int, RandomState or None, default=None
+        Seed of the feature draws and of the random and stochastic splitters.
+    sdt_C : int in [1, 31], default=10
+        ``splitter="stochastic"`` only, as in :class:`DecisionTreeClassifier`.
+    sdt_alpha : int >= 1, default=8
+        ``splitter="stochastic"`` only, as in :class:`DecisionTreeClassifier`.
+    sdt_min_features_fraction : float in (0, 1], default=0.005
+        ``splitter="stochastic"`` only, as in :class:`DecisionTreeClassifier`.
+    sdt_n0 : int >= 1, default=20
+        ``splitter="stochastic"`` only, as in :class:`DecisionTreeClassifier`.
+    ccp_alpha : float >= 0, default=0.0
+        Minimal cost-complexity pruning after growth, as in
+        :class:`DecisionTreeClassifier`.
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        Monotonicity constraint per feature on the predicted value: 1
+        non-decreasing, -1 non-increasing, 0 free.
+
+    Attributes
+    ----------
+    tree_ : forestzoo._engine.api.Tree
+        The fitted arrays (``nodes``, ``values``, oblique side arrays).
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen in ``fit``, when ``X`` had string column names.
+    max_features_ : int
+        The number of features drawn at every node.
+    feature_importances_ : ndarray of shape (n_features,)
+        Impurity-based (MDI) importances, normalised to sum to one.
 
     Examples
     --------
@@ -305,5 +455,17 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         )
 
     def predict(self, X):
-        """Weighted mean target of the leaf each sample reaches."""
+        """Weighted mean target of the leaf each sample reaches.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; NaN is a missing value.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted values (the leaf's weighted median for
+            ``criterion="absolute_error"``).
+        """
         return self._raw_predict(X)[:, 0]

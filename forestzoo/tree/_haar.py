@@ -101,13 +101,20 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         The paper's deepest Haar tree.  None grows until leaves are pure, at
         a cost of about ``n_features_bank * n_samples`` per level.
     min_samples_split : int or float, default=2
+        Least number of samples (a fraction of them when a float) a node
+        needs to be split.
     min_samples_leaf : int or float, default=1
+        Least number of samples (a fraction of them when a float) in a leaf.
     min_weight_fraction_leaf : float in [0, 0.5], default=0.0
         Least fraction of the total sample weight in a leaf.
     min_impurity_decrease : float, default=0.0
+        A node splits only if the weighted impurity decrease, relative to the
+        root's weight, is at least this.
     max_scale : int >= 1, default=8
         Largest ``n`` and ``m`` of the ``(3n, 3m)`` filter regions.
     class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into the sample weights;
+        "balanced" weighs each class inversely to its frequency.
     sdt_C, sdt_alpha, sdt_min_features_fraction, sdt_n0 : default=10, 8, 0.005, 20
         The SDT search: ``max(n0, N_j / 2**C)`` rows added per round, at most
         ``alpha`` halving rounds, stopping at this fraction of the bank; see
@@ -117,6 +124,7 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         Threads scoring chunks of the bank at every node (joblib's
         convention: None is 1, -1 all cores).  The tree does not depend on it.
     random_state : int, RandomState or None, default=None
+        Seed of the stochastic split search.
 
     Attributes
     ----------
@@ -255,27 +263,82 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
 
     # -- prediction ---------------------------------------------------------------
     def predict_proba(self, X):
-        """Class proportions of the leaf each image reaches."""
+        """Class proportions of the leaf each image reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class in :attr:`classes_` order.
+        """
         II = self._integral(X)
         return self.tree_.predict(II)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class in :attr:`classes_` order.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def predict(self, X):
-        """Most probable class of each image."""
+        """Most probable class of each image.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The predicted class labels.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def apply(self, X):
-        """Index of the leaf each image ends in."""
+        """Index of the leaf each image ends in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The node index of each image's leaf.
+        """
         II = self._integral(X)
         return self.tree_.apply(II)
 
     def decision_path(self, X):
-        """Sparse (n_samples, n_nodes) indicator of the nodes each image visits."""
+        """Sparse (n_samples, n_nodes) indicator of the nodes each image visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Nonzero at ``[i, j]`` when image ``i`` passes through node ``j``.
+        """
         II = self._integral(X)
         return self.tree_.decision_path(II)
 
@@ -304,12 +367,24 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
         return pixel_importances(self.tree_, self.node_filters_, self.image_shape_)
 
     def get_depth(self):
-        """Depth of the tree (the root alone has depth 0)."""
+        """Depth of the tree (the root alone has depth 0).
+
+        Returns
+        -------
+        int
+            The largest depth of a leaf.
+        """
         check_is_fitted(self)
         return self.tree_.max_depth
 
     def get_n_leaves(self):
-        """Number of leaves."""
+        """Number of leaves.
+
+        Returns
+        -------
+        int
+            The number of leaves of the fitted tree.
+        """
         check_is_fitted(self)
         return self.tree_.n_leaves
 
@@ -318,6 +393,16 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
 
         The integral image costs one addition per pixel (``O(D)``); a node on
         the path reads the 6-9 integral-image entries of its Haar feature.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, height * width)
+            The images, flattened row by row.
+
+        Returns
+        -------
+        float
+            The mean number of entries read per image.
         """
         path = self.decision_path(X)
         nodes = self.tree_.nodes
