@@ -106,6 +106,9 @@ class DatasetInfo:
         OpenML data_id of the same data (verified ones only).
     loader : callable or None, default=None
         The user's datasets (:func:`register_dataset`): ``loader() -> (X, y)``.
+    feature_names : tuple of str or None, default=None
+        The columns' names where the source file does not carry them in a
+        header; ``load_dataset(as_frame=True)`` names its columns with them.
 
     Examples
     --------
