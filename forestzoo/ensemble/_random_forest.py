@@ -125,6 +125,7 @@ _REG_ATTRS = """
 
 class RandomForestClassifier(ForestClassifier):
     _sparse_X = True  # scipy sparse X in fit and predict (ExtraTrees* inherit it)
+    _multi_output = True  # a 2-D y of several outputs (ExtraTrees* inherit it)
     _parameter_constraints = {**ForestClassifier._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
                                                                                                  closed="left")],
                               "monotonic_cst": ["array-like", None]}
@@ -183,6 +184,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
 class RandomForestRegressor(ForestRegressor):
     _sparse_X = True  # scipy sparse X in fit and predict (ExtraTrees* inherit it)
+    _multi_output = True  # a 2-D y of several outputs (ExtraTrees* inherit it)
     _parameter_constraints = {**ForestRegressor._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
                                                                                                closed="left")],
                               "monotonic_cst": ["array-like", None]}

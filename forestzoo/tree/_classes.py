@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
-    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params,
+    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator,
+    multi_output_params, predict_labels, split_outputs, tree_params,
 )
 from .._engine.api import TreeTarget, cost_complexity_path, grow, prepare_data
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, regression_criterion
@@ -47,7 +48,9 @@ class BaseDecisionTree(EngineEstimator):
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
-                                             accept_sparse=self._sparse_X)
+                                             accept_sparse=self._sparse_X, multi_output=True)
+        if y.ndim == 2:
+            return self._fit_multi_output(X, y, sample_weight)
         yk, yr, n_values, classes = self._encode_target(y)
         params = tree_params(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
@@ -61,6 +64,23 @@ class BaseDecisionTree(EngineEstimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
+        return self
+
+    def _fit_multi_output(self, X, y, sample_weight):
+        """``fit`` on a 2-D ``y`` (``n_outputs > 1``): one tree predicts every output (see the class docstring)."""
+        params = multi_output_params(self, X.shape)
+        target, classes = self._encode_target_multi(y)
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is not None:
+            sample_weight = apply_class_weight(sample_weight, class_weight, y)
+        seed = check_random_state(self.random_state).randint(MAX_SEED)
+        data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
+        self.tree_ = grow(data, target, sample_weight, params, seed)
+        self.max_features_ = params.max_features
+        self.n_outputs_ = target.n_outputs
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = np.array(target.n_classes, dtype=np.intp)
         return self
 
     def _raw_predict(self, X):
@@ -244,17 +264,29 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         self.class_weight = class_weight
 
     def predict_proba(self, X):
-        """Class probabilities: the weighted class proportions of the leaf."""
-        return self._raw_predict(X)
+        """Class probabilities: the weighted class proportions of the leaf.
+
+        Returns an array of shape (n_samples, n_classes), or for a
+        multi-output tree a list of ``n_outputs`` such arrays, one per output.
+        """
+        proba = self._raw_predict(X)
+        if self.n_outputs_ > 1:
+            return split_outputs(proba, self.n_classes_)
+        return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities)."""
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities); a list for several outputs."""
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ > 1:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X):
-        """Most probable class of each sample."""
+        """Most probable class of each sample; shape (n_samples,) or (n_samples, n_outputs)."""
         proba = self.predict_proba(X)
+        if self.n_outputs_ > 1:
+            return predict_labels(proba, self.classes_)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -305,5 +337,6 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         )
 
     def predict(self, X):
-        """Weighted mean target of the leaf each sample reaches."""
-        return self._raw_predict(X)[:, 0]
+        """Weighted mean target of the leaf each sample reaches; shape (n_samples,) or (n_samples, n_outputs)."""
+        values = self._raw_predict(X)
+        return values if self.n_outputs_ > 1 else values[:, 0]
