@@ -459,7 +459,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
     _parameter_constraints = {
         **BaseForest._parameter_constraints,
         "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
-        "class_weight": [dict, StrOptions({"balanced", "balanced_subsample"}), None],
+        "class_weight": [dict, list, StrOptions({"balanced", "balanced_subsample"}), None],
     }
     _tree_class = DecisionTreeClassifier
 

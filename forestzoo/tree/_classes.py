@@ -245,7 +245,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     _parameter_constraints = {
         **BaseDecisionTree._parameter_constraints,
         "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "class_weight": [dict, list, StrOptions({"balanced"}), None],
     }
 
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
