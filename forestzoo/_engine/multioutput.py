@@ -74,6 +74,19 @@ def _add(s, sign, wi, Y, p, clf, n_out, K):
             s[2 + n_out + o] += sign * wi * y * y
 
 
+@njit(inline="always")
+def _add_split(s, wi, Y, p, clf, n_out, K):
+    """``s += stats(row p)`` without squared error's ``sum w y**2`` (a split's cost does not read it)."""
+    s[0] += 1.0
+    s[1] += wi
+    if clf:
+        for o in range(n_out):
+            s[2 + o * K + int(Y[p, o])] += wi
+    else:
+        for o in range(n_out):
+            s[2 + o] += wi * Y[p, o]
+
+
 @njit
 def weighted_impurity_multi(s, criterion, n_out, K):
     """``W * impurity`` of the node with statistics ``s``: the mean over outputs of ``W * impurity_o``."""
@@ -114,10 +127,12 @@ def _children_cost(left, total, criterion, n_out, K):
     wr = total[1] - wl
     acc = 0.0
     if criterion == SQUARED_ERROR:
+        il = 1.0 / wl
+        ir = 1.0 / wr
         for o in range(n_out):
             sl = left[2 + o]
             sr = total[2 + o] - sl
-            acc += total[2 + n_out + o] - sl * sl / wl - sr * sr / wr
+            acc += total[2 + n_out + o] - sl * sl * il - sr * sr * ir
     elif criterion == GINI:
         for o in range(n_out):
             ql = 0.0
@@ -178,7 +193,7 @@ def _scan_sorted(keys, pos, m, miss, total, w, Y, clf, n_out, K, criterion, min_
     best_j = -1
     best_ml = 0.0
     for j in range(m):
-        _add(cum, 1.0, w[pos[j]], Y, pos[j], clf, n_out, K)
+        _add_split(cum, w[pos[j]], Y, pos[j], clf, n_out, K)
         if j + 1 < m and keys[j + 1] <= keys[j]:
             continue
         if j + 1 == m and miss[0] == 0.0:
@@ -223,7 +238,7 @@ def _split_exact(f, Xf, idx, start, end, w, Y, clf, n_out, K, criterion, total, 
     for p in range(start, end):
         v = data_value(Xf, f, idx[p])
         if v != v:
-            _add(miss, 1.0, w[p], Y, p, clf, n_out, K)
+            _add_split(miss, w[p], Y, p, clf, n_out, K)
         else:
             keys[m] = v
             pos[m] = p
@@ -282,9 +297,9 @@ def _split_random(f, Xf, idx, start, end, w, Y, clf, n_out, K, criterion, total,
         v = vals[q]
         p = start + q
         if v <= thr:
-            _add(cum, 1.0, w[p], Y, p, clf, n_out, K)
+            _add_split(cum, w[p], Y, p, clf, n_out, K)
         elif v != v:
-            _add(miss, 1.0, w[p], Y, p, clf, n_out, K)
+            _add_split(miss, w[p], Y, p, clf, n_out, K)
     c, ml = _evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, n_out, K, tmp)
     if c < rec[REC_COST]:
         rec[REC_COST] = c
@@ -363,21 +378,54 @@ def _split_histogram(f, hist, n_bins, edges, total, criterion, n_out, K, min_sam
 
 @njit
 def _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edges, total, min_samples_leaf,
-                 min_weight_leaf, keys, pos, miss, cum, tmp, rec):
+                 min_weight_leaf, keys, pos, counts, miss, cum, tmp, rec):
     """:func:`_split_histogram`'s result for a small node, by sorting its codes."""
-    m = 0
     miss[:] = 0.0
+    if end - start <= _INSERTION_MAX:  # tiny nodes: insertion sort (clearing 256 counts would cost more)
+        m = 0
+        for p in range(start, end):
+            c = codes[idx[p]]
+            if c == MISSING_BIN:
+                _add_split(miss, w[p], Y, p, clf, n_out, K)
+                continue
+            q = m
+            while q > 0 and keys[q - 1] > c:
+                keys[q] = keys[q - 1]
+                pos[q] = pos[q - 1]
+                q -= 1
+            keys[q] = c
+            pos[q] = p
+            m += 1
+        return _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf,
+                             min_weight_leaf, edges, cum, tmp, rec)
+    # counting sort over the 255 value codes (stable); NaN rows are summed into miss
+    counts[:] = 0
+    for p in range(start, end):
+        counts[codes[idx[p]]] += 1
+    m = 0
+    for c in range(MISSING_BIN):
+        k = counts[c]
+        counts[c] = m
+        m += k
     for p in range(start, end):
         c = codes[idx[p]]
         if c == MISSING_BIN:
-            _add(miss, 1.0, w[p], Y, p, clf, n_out, K)
+            _add_split(miss, w[p], Y, p, clf, n_out, K)
         else:
-            keys[m] = c
-            pos[m] = p
-            m += 1
+            q = counts[c]
+            counts[c] = q + 1
+            keys[q] = c
+            pos[q] = p
+    return _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf,
+                         min_weight_leaf, edges, cum, tmp, rec)
+
+
+@njit(inline="always")
+def _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf, min_weight_leaf,
+                  edges, cum, tmp, rec):
+    """The scan of :func:`_split_small` over its ``m`` sorted codes."""
     if m == 0:
         return False
-    _sort_pairs(keys, pos, m)
     if keys[m - 1] == keys[0] and miss[0] == 0.0:
         return False
     cost, j, ml = _scan_sorted(keys, pos, m, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf,
@@ -399,7 +447,7 @@ def _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edge
 @njit
 def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, total,
             max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys, raw, pos,
-            vals, miss, cum, tmp, rec, n_evals):
+            counts, vals, miss, cum, tmp, rec, n_evals):
     """Best split of the node ``idx[start:end]`` into ``rec``.
 
     Features are drawn in a random order until ``max_features`` non-constant
@@ -429,7 +477,7 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
                                       min_weight_leaf, cum, miss, tmp, rec)
             elif n < SMALL_NODE:
                 ok = _split_small(f, Xb[f], idx, start, end, w, Y, clf, n_out, K, criterion, edges, total,
-                                  min_samples_leaf, min_weight_leaf, keys, pos, miss, cum, tmp, rec)
+                                  min_samples_leaf, min_weight_leaf, keys, pos, counts, miss, cum, tmp, rec)
             else:
                 _build_histogram(Xb[f], idx, start, end, w, Y, clf, n_out, K, n_bins[f], scratch[0])
                 ok = _split_histogram(f, scratch[0], n_bins[f], edges, total, criterion, n_out, K,
@@ -540,6 +588,7 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
     raw = np.empty(n_sort)
     pos = np.empty(n_sort, np.int64)
     vals = np.empty(n_rows if splitter == RANDOM else 0, np.float32)
+    counts = np.empty(MISSING_BIN + 1, np.int64)
     ibuf = np.empty(n_rows, idx.dtype)
     wbuf = np.empty(n_rows)
     ybuf = np.empty((n_rows, n_out))
@@ -624,7 +673,7 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
                     ready = 0
                 _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
                         max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1, scratch,
-                        keys, raw, pos, vals, miss, cum, tmp, rec, n_evals)
+                        keys, raw, pos, counts, vals, miss, cum, tmp, rec, n_evals)
                 gain = wimp - rec[REC_COST]
                 leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
             if leaf:
