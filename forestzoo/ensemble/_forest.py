@@ -185,9 +185,14 @@ class BaseForest(EngineEstimator):
         old = list(getattr(self, "estimators_", [])) if self.warm_start else []
         if old:
             check_warm_start_features(self, old[0].n_features_in_, X)
-        if self.warm_start and old and not _same_outputs(classes, getattr(self, "classes_", None),
-                                                          target, self.n_outputs_):
-            raise ValueError("warm_start=True needs the same outputs and classes as the previous fit.")
+        if self.warm_start and old:
+            if (target.n_outputs if multi else 1) != self.n_outputs_ and self.n_estimators == len(old):
+                # scikit-learn's order: no new tree to grow is only a warning, whatever y is (the model is kept)
+                warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.",
+                              UserWarning)
+                return self
+            if not _same_outputs(classes, getattr(self, "classes_", None), target, self.n_outputs_):
+                raise ValueError("warm_start=True needs the same outputs and classes as the previous fit.")
         if self.n_estimators < len(old):
             raise ValueError(
                 f"n_estimators={self.n_estimators} must be larger or equal to len(estimators_)={len(old)} when "

@@ -208,6 +208,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Missing values (NaN) are supported: each split learns the side NaN goes
     to; a node that saw no NaN sends it to its larger child.
 
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``, ``n_outputs > 1``)
+    is fitted by one tree, as in scikit-learn: a node's impurity is the mean
+    over the outputs of each output's impurity, ``classes_`` is a list of
+    each output's labels, ``n_classes_`` an array, ``predict`` returns
+    ``(n_samples, n_outputs)`` labels, ``predict_proba`` a list of one
+    ``(n_samples, n_classes_[o])`` array per output, ``tree_.value`` has shape
+    ``(n_nodes, n_outputs, max(n_classes_))`` and ``class_weight`` may be a
+    list of one dict per output.  Splitters "exact", "random" and "hist";
+    ``splitter="stochastic"`` and ``monotonic_cst`` are refused with a
+    ``ValueError``.  A single column is one output (1-D predictions).
+
     ``X`` may be a scipy sparse matrix or array (any format) in ``fit`` and
     in every predict-side method, as in scikit-learn: absent entries are
     zeros, stored NaN are missing values.  The tree equals the one grown on
@@ -305,6 +316,14 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     scikit-learn 1.9.  Leaves predict the weighted mean of their targets
     (the median for "absolute_error"); ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
     :class:`DecisionTreeClassifier`.
+
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted by one
+    tree with criterion "squared_error" (or "friedman_mse"): a node's impurity
+    is the mean of the outputs' variances, leaves predict each output's
+    weighted mean, ``predict`` returns ``(n_samples, n_outputs)`` and
+    ``tree_.value`` has shape ``(n_nodes, n_outputs, 1)``.  "poisson" and
+    "absolute_error" (supported by scikit-learn there), ``monotonic_cst`` and
+    ``splitter="stochastic"`` are refused with a ``ValueError`` on such ``y``.
 
     Examples
     --------
