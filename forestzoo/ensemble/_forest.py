@@ -455,6 +455,7 @@ class BaseForest(EngineEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = self._sparse_X
+        tags.target_tags.multi_output = self._multi_output
         return tags
 
 

@@ -136,6 +136,7 @@ class BaseDecisionTree(EngineEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = self._sparse_X
+        tags.target_tags.multi_output = True
         return tags
 
 
