@@ -400,3 +400,15 @@ def test_refused(cls, kw, match):
         Y = np.abs(Y)
     with pytest.raises(ValueError, match=match):
         cls(**kw).fit(X, Y)
+
+
+@pytest.mark.parametrize("splitter", SPLITTERS)
+def test_sparse_X_grows_the_dense_tree(splitter):
+    import scipy.sparse as sp
+
+    X, Y = _regression(n=300)
+    X[X < 0.4] = 0.0
+    dense = DecisionTreeRegressor(splitter=splitter, random_state=0).fit(X, Y)
+    sparse = DecisionTreeRegressor(splitter=splitter, random_state=0).fit(sp.csr_matrix(X), Y)
+    assert _preorder(sparse.tree_) == _preorder(dense.tree_)
+    assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
