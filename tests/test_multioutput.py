@@ -386,7 +386,7 @@ def test_io_refuses_inconsistent_outputs(tmp_path):
 
 # -- refused combinations ----------------------------------------------------------------------
 @pytest.mark.parametrize("cls,kw,match", [
-    (DecisionTreeRegressor, dict(criterion="poisson"), "criterion='poisson' does not support multi-output"),
+    (DecisionTreeRegressor, dict(criterion="absolute_error"), "criterion='absolute_error' does not support multi"),
     (RandomForestRegressor, dict(criterion="absolute_error"), "criterion='absolute_error' does not support"),
     (DecisionTreeRegressor, dict(splitter="stochastic"), 'splitter="stochastic" does not support multi-output'),
     (ExtraTreesRegressor, dict(monotonic_cst=[1, 0, 0, 0, 0]), "not supported with multiple outputs"),
@@ -412,3 +412,23 @@ def test_sparse_X_grows_the_dense_tree(splitter):
     sparse = DecisionTreeRegressor(splitter=splitter, random_state=0).fit(sp.csr_matrix(X), Y)
     assert _preorder(sparse.tree_) == _preorder(dense.tree_)
     assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
+
+
+def test_poisson_matches_sklearn():
+    rng = np.random.RandomState(0)
+    X = rng.rand(600, 5)
+    Y = np.c_[rng.poisson(1 + 3 * X[:, 0]), rng.poisson(0.5 + 2 * X[:, 1] * X[:, 2]), rng.poisson(2.0, 600)]
+    kw = dict(criterion="poisson", max_depth=5, min_samples_leaf=10, random_state=0)
+    ours = DecisionTreeRegressor(**kw).fit(X, Y)
+    ref = sk_tree.DecisionTreeRegressor(**kw).fit(X, Y)
+    assert _preorder(ours.tree_) == _preorder(ref.tree_)
+    paths = ours.decision_path(X).toarray().astype(bool)
+    for k in range(ours.tree_.node_count):  # the naive twin: mean over outputs of the half Poisson deviance
+        Yk = Y[paths[:, k]]
+        mu = Yk.mean(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dev = np.where(Yk > 0, Yk * np.log(Yk / mu), 0.0) - Yk + mu
+        assert_allclose(ours.tree_.impurity[k], dev.mean(axis=0).mean(), atol=1e-10)
+    for splitter in ("random", "hist"):
+        forest = RandomForestRegressor(n_estimators=3, criterion="poisson", splitter=splitter, random_state=0)
+        assert forest.fit(X, Y).predict(X).shape == (600, 3)

@@ -335,7 +335,7 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
 
 
 #: Criteria of multi-output trees (:mod:`.multioutput`): the others have no multi-output search.
-MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse")
+MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse", "poisson")
 
 
 def check_multi_output(splitter, params):
@@ -343,10 +343,10 @@ def check_multi_output(splitter, params):
 
     Refuses what multi-output trees do not support, with the reason.
 
-    Supported: the ``gini``, ``entropy`` / ``log_loss`` and ``squared_error``
-    criteria, the exact, random and hist splitters; not monotonic
+    Supported: the ``gini``, ``entropy`` / ``log_loss``, ``squared_error`` and
+    ``poisson`` criteria, the exact, random and hist splitters; not monotonic
     constraints (scikit-learn refuses them too), the stochastic splitter or
-    the poisson and absolute_error criteria.
+    the absolute_error criterion.
     """
     if params.criterion not in MULTI_OUTPUT_CRITERIA:
         raise ValueError(f"criterion={params.criterion!r} does not support multi-output y (a 2-D y with several "

@@ -5,7 +5,9 @@ of them, and a node's impurity is the mean over the outputs of each output's
 impurity (Breiman et al. 1984 applied per output; the multi-output criterion
 of scikit-learn's trees).  For classification the impurity of output ``o`` is
 the Gini index or the entropy (bits) of its class distribution in the node;
-for regression it is the variance of output ``o`` (squared error).
+for regression it is the variance of output ``o`` (squared error) or its
+half Poisson deviance (a split must leave both children a positive sum of
+every output, as for one output).
 
 This module has its own grower (:func:`grow_multi`), compiled apart from the
 single-output growers of :mod:`.grower`, so that single-output trees keep
@@ -21,7 +23,8 @@ Statistics vector of a node (``n_stats`` float64):
   ``o``, ``K`` the largest number of classes of any output (outputs with fewer
   classes leave their last entries at 0): ``n_stats = 2 + n_outputs * K``;
 * regression: ``s[2 + o] = sum w y_o`` and ``s[2 + n_outputs + o] = sum w
-  y_o**2``: ``n_stats = 2 + 2 * n_outputs``.
+  q(y_o)``, ``q(y) = y**2`` for squared error and ``y log y`` for Poisson
+  (:func:`.criteria.q_of`): ``n_stats = 2 + 2 * n_outputs``.
 
 Histograms (hist splitter) carry the first ``2 + n_outputs * K`` (classification)
 or ``2 + n_outputs`` (regression) statistics: a split's cost for squared
@@ -36,7 +39,7 @@ import numpy as np
 
 from .._jit import njit
 from .binning import MISSING_BIN
-from .criteria import ENTROPY, GINI, SQUARED_ERROR
+from .criteria import GINI, POISSON, POISSON_EPS, SQUARED_ERROR, q_of
 from .data import n_features as data_n_features
 from .data import value as data_value
 from .grower import (
@@ -60,7 +63,7 @@ MAX_POOL_SLOTS = 32
 
 
 @njit(inline="always")
-def _add(s, sign, wi, Y, p, clf, n_out, K):
+def _add(s, sign, wi, Y, p, clf, n_out, K, criterion):
     """``s += sign * stats(row p)``: ``Y[p, o]`` is the class code (classification) or the target of output ``o``."""
     s[0] += sign
     s[1] += sign * wi
@@ -71,7 +74,7 @@ def _add(s, sign, wi, Y, p, clf, n_out, K):
         for o in range(n_out):
             y = Y[p, o]
             s[2 + o] += sign * wi * y
-            s[2 + n_out + o] += sign * wi * y * y
+            s[2 + n_out + o] += sign * wi * q_of(y, criterion)
 
 
 @njit(inline="always")
@@ -98,6 +101,13 @@ def weighted_impurity_multi(s, criterion, n_out, K):
         for o in range(n_out):
             v = s[2 + n_out + o] - s[2 + o] * s[2 + o] / w
             acc += v if v > 0.0 else 0.0
+    elif criterion == POISSON:
+        # half Poisson deviance of output o: sum w y log y - S log(S / W)
+        for o in range(n_out):
+            sy = s[2 + o]
+            if sy > 0.0:
+                v = s[2 + n_out + o] - sy * np.log(sy / w)
+                acc += v if v > 0.0 else 0.0
     elif criterion == GINI:
         for o in range(n_out):
             sq = 0.0
@@ -133,6 +143,14 @@ def _children_cost(left, total, criterion, n_out, K):
             sl = left[2 + o]
             sr = total[2 + o] - sl
             acc += total[2 + n_out + o] - sl * sl * il - sr * sr * ir
+    elif criterion == POISSON:
+        # a child whose sum of w y is (about) 0 for some output has no log of its mean: refused
+        for o in range(n_out):
+            sl = left[2 + o]
+            sr = total[2 + o] - sl
+            if sl <= POISSON_EPS or sr <= POISSON_EPS:
+                return INF
+            acc += total[2 + n_out + o] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     elif criterion == GINI:
         for o in range(n_out):
             ql = 0.0
@@ -496,7 +514,7 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
 
 @njit
 def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold, missing_left, ibuf, wbuf, ybuf,
-               clf, n_out, K, tot_left, tot_right):
+               clf, n_out, K, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` (``w`` and the rows of ``Y`` travel with it).
 
     Sums the children's statistics on the way; returns the left size.
@@ -515,7 +533,7 @@ def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold
             left = (v <= threshold) or (missing_left and v != v)
         wp = w[p]
         if left:
-            _add(tot_left, 1.0, wp, Y, p, clf, n_out, K)
+            _add(tot_left, 1.0, wp, Y, p, clf, n_out, K, criterion)
             q = start + n_left
             idx[q] = i
             w[q] = wp
@@ -523,7 +541,7 @@ def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold
                 Y[q, o] = Y[p, o]
             n_left += 1
         else:
-            _add(tot_right, 1.0, wp, Y, p, clf, n_out, K)
+            _add(tot_right, 1.0, wp, Y, p, clf, n_out, K, criterion)
             ibuf[n_right] = i
             wbuf[n_right] = wp
             for o in range(n_out):
@@ -556,7 +574,7 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
 
     ``Y_all`` is float64 ``(n_samples, n_outputs)``: class codes (``K`` the
     largest number of classes) or targets (``K = 1``).  ``criterion`` is
-    GINI, ENTROPY or SQUARED_ERROR; ``splitter`` HIST, EXACT or RANDOM.
+    GINI, ENTROPY, SQUARED_ERROR or POISSON; ``splitter`` HIST, EXACT or RANDOM.
     Other arguments as in :func:`.grower._make_grower`'s ``grow_tree``
     (``max_depth`` and ``max_leaf_nodes`` -1 for none); ``pool_slots``
     histogram buffers are kept for the sibling subtraction (hist splitter
@@ -631,7 +649,7 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
     pend[0, 6] = 0
     pend_tot[0, :] = 0.0
     for p in range(n_rows):
-        _add(pend_tot[0], 1.0, w[p], Y, p, clf, n_out, K)
+        _add(pend_tot[0], 1.0, w[p], Y, p, clf, n_out, K, criterion)
     root_weight = pend_tot[0, 1]
 
     while True:
@@ -724,7 +742,7 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
         n_left = _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD],
-                            ml, ibuf, wbuf, ybuf, clf, n_out, K, pend_tot[0], pend_tot[1])
+                            ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion, pend_tot[0], pend_tot[1])
         mid = start + n_left
         table[node, COL_FEATURE] = feature
         table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]

@@ -134,10 +134,10 @@ _REG_ATTRS = """
     oob_prediction_ : ndarray (n_samples,), OOB predictions; (n_samples, n_outputs) for several outputs
 
     Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted as in
-    scikit-learn, with criterion "squared_error": each tree predicts every
-    output (the mean of the outputs' variances is the impurity), ``predict``
-    returns ``(n_samples, n_outputs)``, ``oob_score_`` is the R^2 averaged
-    over the outputs.  "poisson", "absolute_error", ``monotonic_cst`` and
+    scikit-learn, with criterion "squared_error" or "poisson": each tree
+    predicts every output (the impurity is the mean over the outputs),
+    ``predict`` returns ``(n_samples, n_outputs)``, ``oob_score_`` is the R^2
+    averaged over the outputs.  "absolute_error", ``monotonic_cst`` and
     ``splitter="stochastic"`` are refused with a ``ValueError`` on such ``y``.
 """
 
