@@ -339,9 +339,8 @@ MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedm
 
 
 def check_multi_output(splitter, params):
-    """Refuse (``ValueError``) ``splitter`` (a name or code) and ``params`` where a multi-output tree cannot be grown.
-
-    Refuses what multi-output trees do not support, with the reason.
+    """Raise a ``ValueError`` naming the reason when a multi-output tree cannot be grown with ``splitter``
+    (a name or code) and ``params``.
 
     Supported: the ``gini``, ``entropy`` / ``log_loss``, ``squared_error`` and
     ``poisson`` criteria, the exact, random and hist splitters; not monotonic
