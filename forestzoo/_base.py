@@ -25,7 +25,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 
-from ._engine.api import MAX_BINS, SDT_DEFAULTS, SPLITTERS, TreeParams, resolve_max_features
+from ._engine.api import (
+    MAX_BINS, SDT_DEFAULTS, SPLITTERS, MultiOutputTarget, TreeParams, check_multi_output, resolve_max_features,
+)
 from ._validation import keep_state_on_error
 
 #: Seeds drawn from a ``random_state`` lie in ``[0, MAX_SEED)``.
@@ -143,6 +145,34 @@ def tree_params(estimator, n_samples, n_features, n_values=1, **overrides):
     )
 
 
+def multi_output_params(estimator, shape):
+    """The :class:`~forestzoo._engine.api.TreeParams` of ``estimator``'s trees on a multi-output ``y``.
+
+    ``shape`` is ``X``'s.  Refuses (``ValueError``, scikit-learn's message)
+    ``monotonic_cst``, and what multi-output trees do not support
+    (:func:`~forestzoo._engine.api.check_multi_output`).
+    """
+    if getattr(estimator, "monotonic_cst", None) is not None:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+    params = tree_params(estimator, shape[0], shape[1])
+    check_multi_output(estimator.splitter, params)
+    return params
+
+
+def split_outputs(values, n_classes):
+    """Flat value rows ``(n, n_outputs * K)`` as the list of each output's ``(n, n_classes[o])`` columns."""
+    width = values.shape[1] // len(n_classes)
+    return [values[:, o * width:o * width + int(k)].copy() for o, k in enumerate(n_classes)]
+
+
+def predict_labels(proba, classes):
+    """The most probable label of every output, ``(n, n_outputs)``, from the list ``proba`` of each output's."""
+    out = np.empty((proba[0].shape[0], len(classes)), dtype=classes[0].dtype)
+    for o, (p, labels) in enumerate(zip(proba, classes)):
+        out[:, o] = labels[np.argmax(p, axis=1)]
+    return out
+
+
 class EngineEstimator(BaseEstimator):
     """What trees and forests share: the transactional ``fit`` and ``y`` encoding.
 
@@ -173,6 +203,21 @@ class EngineEstimator(BaseEstimator):
         """
         with keep_state_on_error(self):
             return self._fit(X, y, sample_weight)
+
+    def _encode_target_multi(self, y):
+        """A 2-D ``y`` as a :class:`~forestzoo._engine.api.MultiOutputTarget`, and the classes of each output.
+
+        Returns ``(target, classes)``: ``classes`` is the list of every
+        output's sorted labels (None for a regressor).
+        """
+        if not self._is_classifier():
+            return MultiOutputTarget(np.ascontiguousarray(y, dtype=np.float64)), None
+        codes = np.empty(y.shape, dtype=np.float64)
+        classes = []
+        for o in range(y.shape[1]):
+            labels, codes[:, o] = np.unique(y[:, o], return_inverse=True)
+            classes.append(labels)
+        return MultiOutputTarget(codes, tuple(int(c.shape[0]) for c in classes)), classes
 
     def _encode_target(self, y):
         n = y.shape[0]

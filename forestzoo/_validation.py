@@ -212,11 +212,16 @@ def _check_labels(y):
             raise ValueError("y contains None; class labels must be given for every sample.")
 
 
-def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse=False):
+def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse=False, multi_output=False):
     """Validate ``(X, y, sample_weight)`` for ``fit``.
 
     Returns ``X`` as C-ordered float32 (NaN kept, inf rejected), ``y`` as a
     1-D array and ``sample_weight`` as float64 with a positive, finite sum.
+    With ``multi_output`` (the estimators whose trees take a 2-D target), a
+    ``y`` of shape ``(n_samples, n_outputs)`` with ``n_outputs > 1`` is
+    returned 2-D; a single column is returned 1-D, as scikit-learn does
+    (its trees silently, its forests with a ``DataConversionWarning``, which
+    ``multi_output="warn"`` selects).
     With ``accept_sparse``, a scipy sparse ``X`` (any format) is returned as
     float32 CSC with sorted, unique row indices per column (the engine's
     layout, :func:`forestzoo._engine.data.csc_layout`, takes int32 indices and
@@ -225,7 +230,10 @@ def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse
     if not accept_sparse:
         _reject_sparse(estimator, X)
     y_shape = np.asarray(y).shape if y is not None else ()
-    if len(y_shape) == 2 and y_shape[1] > 1:
+    two_d = multi_output and len(y_shape) == 2 and y_shape[1] > 1
+    if multi_output is True and len(y_shape) == 2 and y_shape[1] == 1:
+        y = np.asarray(y).ravel()  # a tree takes a column vector as one output without a warning
+    if not multi_output and len(y_shape) == 2 and y_shape[1] > 1:
         raise ValueError(
             f"y has shape {y_shape}: multi-output y is not supported by {type(estimator).__name__}; "
             "fit one estimator per output (e.g. sklearn.multioutput.MultiOutputClassifier)."
@@ -241,7 +249,7 @@ def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse
             check_poisson_target(y_float, forest=hasattr(estimator, "n_estimators"))
     X, y = validate_data(
         estimator, X, y, dtype=np.float32, order="C", ensure_all_finite="allow-nan",
-        y_numeric=not classification, multi_output=False, accept_sparse=["csc", "csr"] if accept_sparse else False,
+        y_numeric=not classification, multi_output=two_d, accept_sparse=["csc", "csr"] if accept_sparse else False,
     )
     if sp.issparse(X):
         X = _canonical_csc(X)
@@ -271,7 +279,7 @@ def check_fit_data(estimator, X, y, sample_weight, classification, accept_sparse
         if not classification:
             y64 = np.asarray(y, dtype=np.float64)
             # squared-error statistics sum w * y**2 over nodes, and the split scan multiplies such sums
-            if not np.isfinite(total * np.dot(sample_weight, y64 * y64)):
+            if not np.all(np.isfinite(total * np.dot(sample_weight, y64 * y64))):
                 y_max = np.abs(y64).max()
                 what = (f"y has values too large in magnitude (max |y| = {y_max:.3g})" if y_max > 1e100 else
                         f"sample_weight has values too large (max {sample_weight.max():.3g}) for y (max |y| = "

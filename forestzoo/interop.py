@@ -30,7 +30,8 @@ Both directions keep predictions bit for bit:
 
 Refused, with a ``TypeError``: oblique and rotated forests (no single
 feature per split: scikit-learn's trees have none to hold them), gradient
-boosting and every other family, and multi-output scikit-learn models.
+boosting and every other family; with a ``ValueError``, multi-output models
+(``n_outputs_ > 1``) in either direction.
 Gradient boosting is refused because the arithmetic differs:
 scikit-learn rebuilds the initial raw score of a classifier from
 ``init_.predict_proba`` through the link function and scales each tree at
@@ -297,7 +298,8 @@ def to_sklearn(model):
         For any other model: oblique and rotated trees (a split combines
         features), gradient boosting, the other families.
     ValueError
-        For a forest stored for prediction only (``PredictionTree``).
+        For a forest stored for prediction only (``PredictionTree``), and for
+        a multi-output model (``n_outputs_ > 1``).
 
     Examples
     --------
@@ -318,6 +320,9 @@ def to_sklearn(model):
     if kind is None:
         _refuse(model, "to_sklearn")
     _check_fitted(model)
+    if getattr(model, "n_outputs_", 1) != 1:
+        raise ValueError(f"to_sklearn converts single-output models; this {type(model).__name__} has "
+                         f"{model.n_outputs_} outputs.")
     _, sk_cls, sk_tree_cls, random_splitter = kind
     classifier = hasattr(model, "classes_")
     if sk_tree_cls is None:
@@ -435,8 +440,8 @@ def from_sklearn(sk_model):
     fz_cls, _, sk_tree_cls, random_splitter = kind
     classifier = hasattr(sk_model, "classes_")
     if getattr(sk_model, "n_outputs_", 1) != 1:
-        raise ValueError(f"forestzoo models have one output; this {type(sk_model).__name__} has "
-                         f"{sk_model.n_outputs_}.")
+        raise ValueError(f"from_sklearn converts single-output models; this {type(sk_model).__name__} has "
+                         f"{sk_model.n_outputs_} outputs.")
     if sk_tree_cls is None:
         return _from_sklearn_tree(sk_model, fz_cls, classifier, random_splitter)
 

@@ -127,8 +127,10 @@ def test_refusals(clf_data):
         to_sklearn(fz.RandomForestClassifier())
     with pytest.raises(NotFittedError):
         from_sklearn(ske.RandomForestClassifier())
-    with pytest.raises(ValueError, match="one output"):
+    with pytest.raises(ValueError, match="single-output"):
         from_sklearn(skt.DecisionTreeRegressor().fit(Xc, np.column_stack([y, y])))
+    with pytest.raises(ValueError, match="single-output"):
+        to_sklearn(fz.DecisionTreeRegressor().fit(Xc, np.column_stack([y, y])))
     # a forest stored for prediction only has no node statistics left
     rf = fz.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)._keep_prediction_only()
     with pytest.raises(ValueError, match="PredictionTree"):

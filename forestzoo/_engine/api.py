@@ -12,7 +12,10 @@ they are for:
   :func:`resolve_max_features` (``max_features`` as a number of features);
 * **growing** -- :func:`grow` grows one tree from a :class:`TreeParams`
   (the resolved growth parameters; :data:`SDT_DEFAULTS` the stochastic
-  splitter's defaults) and a :class:`TreeTarget` (class codes or targets);
+  splitter's defaults) and a :class:`TreeTarget` (class codes or targets),
+  or a :class:`MultiOutputTarget` for a tree of several outputs
+  (:func:`check_multi_output` says which parameters it refuses;
+  :data:`MULTI_OUTPUT_CRITERIA` its criteria);
 * **node models** -- :class:`NodeModel`, the seam through which a family
   proposes splits the split kernels do not express (oblique and Haar
   nodes): the ``NODE_*`` answers and ``OUT_*`` slots of its protocol, and
@@ -49,7 +52,10 @@ they are for:
 """
 
 from .binning import MAX_BINS
-from .builder import SDT_DEFAULTS, TrainingData, TreeParams, TreeTarget, grow, prepare_data, resolve_max_features
+from .builder import (
+    MULTI_OUTPUT_CRITERIA, SDT_DEFAULTS, MultiOutputTarget, TrainingData, TreeParams, TreeTarget, check_multi_output, grow,
+    prepare_data, resolve_max_features,
+)
 from .criteria import CRITERIA, ENTROPY, GINI, SQUARED_ERROR, weighted_impurity
 from .edit import (
     class_targets, compact, empty_nodes, expand_leaves, node_sums, prune_to_leaves, refit_values, regression_targets,
@@ -75,7 +81,8 @@ __all__ = [
     # training data
     "TrainingData", "prepare_data", "resolve_max_features",
     # growing
-    "grow", "TreeParams", "TreeTarget", "SDT_DEFAULTS",
+    "grow", "TreeParams", "TreeTarget", "SDT_DEFAULTS", "MultiOutputTarget", "check_multi_output",
+    "MULTI_OUTPUT_CRITERIA",
     # node models
     "NodeModel", "NODE_AXIS", "NODE_AXIS_SUBTREE", "NODE_LEAF", "NODE_OBLIQUE",
     "OUT_COST", "OUT_MISSING_LEFT", "OUT_OBLIQUE", "OUT_SIZE", "OUT_THRESHOLD",

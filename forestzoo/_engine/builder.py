@@ -21,7 +21,8 @@ from .grower import (
 from .node_model import registered
 from .prune import prune_tree
 from .rng import make_state
-from .splitters import HIST, SPLITTERS, STOCHASTIC
+from .multioutput import MAX_POOL_SLOTS, grow_multi
+from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
 from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
@@ -169,6 +170,31 @@ class TreeTarget:
         return cls(np.zeros(yr.shape[0], np.int32) if yk is None else yk, yr, 1)
 
 
+@dataclass(frozen=True, eq=False)
+class MultiOutputTarget:
+    """A 2-D target: ``n_outputs`` columns predicted by one tree (:mod:`.multioutput`).
+
+    ``Y`` is float64 ``(n_samples, n_outputs)``: each output's class codes
+    (0 .. ``n_classes[o] - 1``) for classification, its values for
+    regression.  ``n_classes`` holds the number of classes of every output
+    (None for regression).  A node's value row has ``n_outputs * max(n_classes)``
+    entries (class proportions, zero-padded) or ``n_outputs`` (means).
+    """
+
+    Y: np.ndarray
+    n_classes: tuple | None = None
+
+    @property
+    def n_outputs(self):
+        """The number of outputs (columns of ``Y``)."""
+        return int(self.Y.shape[1])
+
+    @property
+    def n_values(self):
+        """Width of a node's value row: ``n_outputs * max(n_classes)``, or ``n_outputs`` for regression."""
+        return self.n_outputs * (1 if self.n_classes is None else max(self.n_classes))
+
+
 @dataclass(frozen=True)
 class TreeParams:
     """How one tree is grown: the engine's growth parameters, resolved for the training data.
@@ -246,6 +272,10 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     """
     if params.ccp_alpha > 0 and return_leaves:
         raise ValueError("return_leaves maps rows to the leaves of the grown tree; it cannot follow ccp_alpha pruning.")
+    if isinstance(target, MultiOutputTarget):
+        if node_model is not None or return_leaves:
+            raise ValueError("A multi-output tree is grown without a node model or return_leaves.")
+        return _grow_multi(data, target, weights, params, seed)
     crit = CRITERIA[params.criterion]
     absolute_error = crit == ABSOLUTE_ERROR
     if absolute_error:
@@ -301,4 +331,58 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     tree.compact  # the prediction layout, derived here on the fitting thread rather than at the first predict
     if return_leaves:
         return tree, row_leaf
+    return tree
+
+
+#: Criteria of multi-output trees (:mod:`.multioutput`): the others have no multi-output search.
+MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse", "poisson")
+
+
+def check_multi_output(splitter, params):
+    """Raise a ``ValueError`` naming the reason when a multi-output tree cannot be grown with ``splitter``
+    (a name or code) and ``params``.
+
+    Supported: the ``gini``, ``entropy`` / ``log_loss``, ``squared_error`` and
+    ``poisson`` criteria, the exact, random and hist splitters; not monotonic
+    constraints (scikit-learn refuses them too), the stochastic splitter or
+    the absolute_error criterion.
+    """
+    if params.criterion not in MULTI_OUTPUT_CRITERIA:
+        raise ValueError(f"criterion={params.criterion!r} does not support multi-output y (a 2-D y with several "
+                         f"columns); use one of {sorted(MULTI_OUTPUT_CRITERIA)}, or fit one estimator per output.")
+    code = SPLITTERS[splitter] if isinstance(splitter, str) else splitter
+    if code not in (HIST, EXACT, RANDOM):
+        raise ValueError('splitter="stochastic" does not support multi-output y; use "exact", "random" or "hist".')
+    if params.monotonic_cst is not None:
+        raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+
+
+def _grow_multi(data, target, weights, params, seed):
+    """:func:`grow` for a :class:`MultiOutputTarget` (the grower of :mod:`.multioutput`)."""
+    check_multi_output(data.splitter, params)
+    crit = CRITERIA[params.criterion]
+    weights = weights.astype(np.float64, copy=False)
+    idx = np.flatnonzero(weights > 0).astype(np.uint32)
+    if idx.shape[0] == 0:
+        raise ValueError("No training row has a positive weight: a tree needs at least one.")
+    n_out = target.n_outputs
+    K = 1 if target.n_classes is None else int(max(target.n_classes))
+    n_hist = 2 + n_out * K
+    n_candidates = data.n_features if params.max_features is None else min(params.max_features, data.n_features)
+    slot_bytes = data.n_features * 256 * n_hist * 8
+    pool_slots = int(min(MAX_POOL_SLOTS, max(2, _POOL_BYTES // max(slot_bytes, 1)))) if data.splitter == HIST else 0
+    n_evals = np.zeros(1, np.int64)
+    table, values = grow_multi(
+        data.Xb, data.Xf, data.n_bins, data.edges, np.ascontiguousarray(target.Y, dtype=np.float64), weights, idx, K,
+        crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),
+        int(params.min_samples_split), int(params.min_samples_leaf),
+        float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),
+        -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes), make_state(seed), pool_slots, n_evals,
+    )
+    tree = Tree(table_to_nodes(table), values, data.n_features)
+    if params.ccp_alpha > 0:
+        tree = prune_tree(tree, params.ccp_alpha)
+    tree.output_classes = np.asarray(target.n_classes if target.n_classes is not None else [1] * n_out, dtype=np.intp)
+    tree.n_split_evaluations = int(n_evals[0])
+    tree.compact
     return tree

@@ -375,6 +375,11 @@ class Tree:
         Oblique side arrays (CSR); empty for axis-aligned trees.
     """
 
+    #: Multi-output trees: the number of classes of every output (1 per output for regression), an intp
+    #: array; ``values`` then has ``n_outputs * max_n_classes`` columns, output ``o``'s classes at
+    #: ``o * max_n_classes + k`` (zero-padded).  None for a single-output tree.
+    output_classes = None
+
     def __init__(self, nodes, values, n_features, obl_ptr=None, obl_feature=None, obl_weight=None):
         self.nodes = nodes
         self.values = values
@@ -453,20 +458,24 @@ class Tree:
 
     @property
     def value(self):
-        """``values`` as ``(n_nodes, n_outputs=1, n_values)``: class proportions, or the mean."""
-        return self.values[:, None, :]
+        """``values`` as ``(n_nodes, n_outputs, max_n_classes)``: class proportions, or the means."""
+        if self.output_classes is None:
+            return self.values[:, None, :]
+        return self.values.reshape(self.values.shape[0], self.n_outputs, -1)
 
     @property
     def n_outputs(self):
-        return 1
+        return 1 if self.output_classes is None else int(self.output_classes.shape[0])
 
     @property
     def n_classes(self):
-        return np.array([self.n_values], dtype=np.intp)
+        if self.output_classes is None:
+            return np.array([self.n_values], dtype=np.intp)
+        return self.output_classes.astype(np.intp)
 
     @property
     def max_n_classes(self):
-        return self.n_values
+        return self.n_values // self.n_outputs
 
     @property
     def capacity(self):

@@ -22,10 +22,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
     CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, importance_sum,
-    sdt_values, tree_params,
+    multi_output_params, predict_labels, sdt_values, split_outputs, tree_params,
 )
 from .._engine.api import (
-    LeafValueTree, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
+    LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
     apply_compact, dense_row_blocks, draw_seeds, grow, prepare_data,
 )
 from .._parallel import Parallel
@@ -93,6 +93,28 @@ def _n_draws(max_samples, n_samples):
     return n_draws
 
 
+def _balanced(yk, counts, target):
+    """"balanced_subsample" weights: per output (:func:`balanced_weights`), multiplied over the outputs."""
+    if yk.ndim == 1:
+        return balanced_weights(yk, counts, target.n_values)
+    w = np.ones(yk.shape[0])
+    for o, k in enumerate(target.n_classes):
+        w *= balanced_weights(yk[:, o], counts, k)
+    return w
+
+
+def _same_outputs(classes, previous, target, n_outputs):
+    """Whether a warm-start fit has the outputs (and classes) of the fit it continues."""
+    multi = isinstance(target, MultiOutputTarget)
+    if (target.n_outputs if multi else 1) != n_outputs:
+        return False
+    if classes is None:
+        return True
+    if not multi:
+        return np.array_equal(classes, previous)
+    return all(np.array_equal(a, b) for a, b in zip(classes, previous))
+
+
 class BaseForest(EngineEstimator):
     """Shared fit / predict of bagged forests; not for direct use."""
 
@@ -107,6 +129,9 @@ class BaseForest(EngineEstimator):
         "verbose": ["verbose"],
     }
     _tree_class = None
+    #: Whether fit takes a 2-D ``y`` of several outputs (trees of :mod:`forestzoo._engine.multioutput`); a
+    #: family whose hooks read a 1-D target keeps False.
+    _multi_output = False
     #: Whether fit and the predict-side methods take scipy sparse X: the plain forests
     #: (RandomForest*, ExtraTrees*) do; a family whose hooks need dense X keeps False.
     _sparse_X = False
@@ -124,17 +149,33 @@ class BaseForest(EngineEstimator):
         :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
         """
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
-                                             accept_sparse=self._sparse_X)
+                                             accept_sparse=self._sparse_X,
+                                             multi_output="warn" if self._multi_output else False)
         # scikit-learn's checks and messages, in its order
         if not self.bootstrap and self.max_samples is not None:
             raise ValueError("`max_sample` cannot be set if `bootstrap=False`. Either switch to `bootstrap=True` "
                              "or set `max_sample=None`.")
         if not self.bootstrap and self.oob_score:
             raise ValueError("Out of bag estimation only available if bootstrap=True")
-        yk, yr, n_values, classes = self._encode_target(y)
         n_samples = X.shape[0]
-        params = tree_params(self, n_samples, X.shape[1], n_values)
-        target = TreeTarget(yk, yr, n_values)
+        multi = y.ndim == 2
+        if multi:
+            if self.oob_score and self._is_classifier():
+                from sklearn.utils.multiclass import type_of_target
+
+                kind = type_of_target(y)
+                if kind == "multiclass-multioutput":
+                    raise ValueError("The type of target cannot be used to compute OOB estimates. Got "
+                                     "multiclass-multioutput while only the following are supported: continuous, "
+                                     "continuous-multioutput, binary, multiclass, multilabel-indicator.")
+            params = multi_output_params(self, X.shape)
+            target, classes = self._encode_target_multi(y)
+            yk = target.Y.astype(np.intp)  # each output's class codes (balanced_subsample)
+            n_values = target.n_values
+        else:
+            yk, yr, n_values, classes = self._encode_target(y)
+            params = tree_params(self, n_samples, X.shape[1], n_values)
+            target = TreeTarget(yk, yr, n_values)
         n_draws = _n_draws(self.max_samples, n_samples) if self.bootstrap else n_samples
         class_weight = getattr(self, "class_weight", None)
         balanced_subsample = class_weight == "balanced_subsample"
@@ -144,8 +185,14 @@ class BaseForest(EngineEstimator):
         old = list(getattr(self, "estimators_", [])) if self.warm_start else []
         if old:
             check_warm_start_features(self, old[0].n_features_in_, X)
-        if self.warm_start and old and classes is not None and not np.array_equal(classes, self.classes_):
-            raise ValueError("warm_start=True needs the same classes as the previous fit.")
+        if self.warm_start and old:
+            if (target.n_outputs if multi else 1) != self.n_outputs_ and self.n_estimators == len(old):
+                # scikit-learn's order: no new tree to grow is only a warning, whatever y is (the model is kept)
+                warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.",
+                              UserWarning)
+                return self
+            if not _same_outputs(classes, getattr(self, "classes_", None), target, self.n_outputs_):
+                raise ValueError("warm_start=True needs the same outputs and classes as the previous fit.")
         if self.n_estimators < len(old):
             raise ValueError(
                 f"n_estimators={self.n_estimators} must be larger or equal to len(estimators_)={len(old)} when "
@@ -170,9 +217,9 @@ class BaseForest(EngineEstimator):
                     counts = np.ones(n_samples)
                     draws = 0
                 if balanced_subsample:
-                    w = w * balanced_weights(yk, counts, n_values)
+                    w = w * _balanced(yk, counts, target)
             elif balanced_subsample:
-                w = w * balanced_weights(yk, np.ones(n_samples), n_values)
+                w = w * _balanced(yk, np.ones(n_samples), target)
             return self._grow_tree(data, target, w, params, int(seed)), draws
 
         with self._growing_context():
@@ -181,10 +228,10 @@ class BaseForest(EngineEstimator):
             )
         # state is assigned only now: a failed fit leaves the previous model intact
         self._seeds = seeds
-        self.n_outputs_ = 1
+        self.n_outputs_ = target.n_outputs if multi else 1
         if classes is not None:
             self.classes_ = classes
-            self.n_classes_ = int(classes.shape[0])
+            self.n_classes_ = list(target.n_classes) if multi else int(classes.shape[0])
         self.estimators_ = old + [self._wrap_tree(t, int(s), d, params) for (t, d), s in zip(grown, new_seeds)]
         self._n_samples_fit = n_samples
         self._n_samples_bootstrap = n_draws if self.bootstrap else None  # scikit-learn's name for it
@@ -226,12 +273,12 @@ class BaseForest(EngineEstimator):
                                monotonic_cst=getattr(self, "monotonic_cst", None))
         est.tree_ = tree
         est.n_features_in_ = tree.n_features
-        est.n_outputs_ = 1
+        est.n_outputs_ = tree.n_outputs
         est.max_features_ = params.max_features
         est._bootstrap_draws = int(n_draws)
         if self._is_classifier():
             est.classes_ = self.classes_
-            est.n_classes_ = self.n_classes_
+            est.n_classes_ = np.array(self.n_classes_, dtype=np.intp) if tree.n_outputs > 1 else self.n_classes_
         return est
 
     def _keep_prediction_only(self):
@@ -426,6 +473,7 @@ class BaseForest(EngineEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = self._sparse_X
+        tags.target_tags.multi_output = self._multi_output
         return tags
 
 
@@ -435,7 +483,7 @@ class ForestClassifier(ClassifierMixin, BaseForest):
     _parameter_constraints = {
         **BaseForest._parameter_constraints,
         "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
-        "class_weight": [dict, StrOptions({"balanced", "balanced_subsample"}), None],
+        "class_weight": [dict, list, StrOptions({"balanced", "balanced_subsample"}), None],
     }
     _tree_class = DecisionTreeClassifier
 
@@ -449,13 +497,17 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Probability of each class in :attr:`classes_` order.
+        ndarray of shape (n_samples, n_classes) or list of ndarray
+            Probability of each class in :attr:`classes_` order; with several
+            outputs a list of ``n_outputs`` such arrays, one per output.
         """
-        return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))
+        proba = self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))
+        if self.n_outputs_ > 1:
+            return split_outputs(proba, self.n_classes_)
+        return proba
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`.
+        """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities).
 
         Parameters
         ----------
@@ -464,11 +516,15 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Log-probability of each class (``-inf`` where it is zero).
+        ndarray of shape (n_samples, n_classes) or list of ndarray
+            Log-probability of each class in :attr:`classes_` order (a list
+            of ``n_outputs`` arrays with several outputs).
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ > 1:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X):
         """Class with the highest mean probability.
@@ -480,16 +536,27 @@ class ForestClassifier(ClassifierMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
             The predicted class labels.
         """
         proba = self.predict_proba(X)
+        if self.n_outputs_ > 1:
+            return predict_labels(proba, self.classes_)
         return self.classes_[np.argmax(proba, axis=1)]
 
     def _set_oob(self, X, y):
         from sklearn.metrics import accuracy_score  # deferred: keeps `import forestzoo` fast
 
         proba, seen = self._oob_mean_values(X)
+        if self.n_outputs_ > 1:
+            # scikit-learn's layout (n_samples, n_classes, n_outputs) and its score on the class codes
+            n_out = self.n_outputs_
+            proba = proba.reshape(proba.shape[0], n_out, -1).transpose(0, 2, 1)
+            codes = np.column_stack([np.searchsorted(c, y[:, o]) for o, c in enumerate(self.classes_)])
+            self.oob_decision_function_ = proba
+            score = self.oob_score if callable(self.oob_score) else accuracy_score
+            self.oob_score_ = score(codes[seen], np.argmax(proba[seen], axis=1)) if seen.any() else np.nan
+            return
         self.oob_decision_function_ = proba
         score = self.oob_score if callable(self.oob_score) else accuracy_score
         self.oob_score_ = score(y[seen], self.classes_[np.argmax(proba[seen], axis=1)]) if seen.any() else np.nan
@@ -514,15 +581,16 @@ class ForestRegressor(RegressorMixin, BaseForest):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
             The predicted values.
         """
-        return self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))[:, 0]
+        values = self._mean_values(check_predict_data(self, X, accept_sparse=self._sparse_X))
+        return values if self.n_outputs_ > 1 else values[:, 0]
 
     def _set_oob(self, X, y):
         from sklearn.metrics import r2_score  # deferred: keeps `import forestzoo` fast
 
         pred, seen = self._oob_mean_values(X)
-        self.oob_prediction_ = pred[:, 0]
+        self.oob_prediction_ = pred if self.n_outputs_ > 1 else pred[:, 0]
         score = self.oob_score if callable(self.oob_score) else r2_score
         self.oob_score_ = score(y[seen], self.oob_prediction_[seen]) if seen.any() else np.nan

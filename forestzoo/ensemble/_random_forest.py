@@ -94,14 +94,26 @@ _CLF_ATTRS = """
     Attributes
     ----------
     estimators_ : list of DecisionTreeClassifier
-    classes_ : ndarray of shape (n_classes,)
-    n_classes_ : int
+    classes_ : ndarray of shape (n_classes,), or a list of one such array per output
+    n_classes_ : int, or a list of ints (one per output)
+    n_outputs_ : int
     n_features_in_ : int
     feature_names_in_ : ndarray, when X has string column names
     feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
     estimators_samples_ : list of int ndarrays, each tree's bootstrap rows (repeats included), or all rows
     oob_score_ : float, accuracy of the out-of-bag predictions (``oob_score=True``)
-    oob_decision_function_ : ndarray (n_samples, n_classes), OOB class probabilities
+    oob_decision_function_ : ndarray (n_samples, n_classes), OOB class probabilities;
+        (n_samples, n_classes, n_outputs) for several outputs, as in scikit-learn
+
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted as in
+    scikit-learn: each tree predicts every output (see
+    :class:`DecisionTreeClassifier`), ``predict`` returns ``(n_samples,
+    n_outputs)`` labels and ``predict_proba`` a list of one array per output;
+    ``class_weight`` may be a list of one dict per output ("balanced" and
+    "balanced_subsample" multiply the outputs' weights).  The out-of-bag
+    score needs every output binary or multiclass with the same classes
+    (scikit-learn's rule; multiclass-multioutput is refused).  A single
+    column is ravelled with a ``DataConversionWarning``.
 """
 _SPARSE_DOC = """
     ``X`` may be a scipy sparse matrix or array (any format) in ``fit`` and in
@@ -130,12 +142,20 @@ _REG_ATTRS = """
     feature_importances_ : ndarray of shape (n_features,), mean decrease in impurity
     estimators_samples_ : list of int ndarrays, each tree's bootstrap rows (repeats included), or all rows
     oob_score_ : float, R^2 of the out-of-bag predictions (``oob_score=True``)
-    oob_prediction_ : ndarray (n_samples,), OOB predictions
+    oob_prediction_ : ndarray (n_samples,), OOB predictions; (n_samples, n_outputs) for several outputs
+
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted as in
+    scikit-learn, with criterion "squared_error" or "poisson": each tree
+    predicts every output (the impurity is the mean over the outputs),
+    ``predict`` returns ``(n_samples, n_outputs)``, ``oob_score_`` is the R^2
+    averaged over the outputs.  "absolute_error", ``monotonic_cst`` and
+    ``splitter="stochastic"`` are refused with a ``ValueError`` on such ``y``.
 """
 
 
 class RandomForestClassifier(ForestClassifier):
     _sparse_X = True  # scipy sparse X in fit and predict (ExtraTrees* inherit it)
+    _multi_output = True  # a 2-D y of several outputs (ExtraTrees* inherit it)
     _parameter_constraints = {**ForestClassifier._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
                                                                                                  closed="left")],
                               "monotonic_cst": ["array-like", None]}
@@ -194,6 +214,7 @@ class ExtraTreesClassifier(RandomForestClassifier):
 
 class RandomForestRegressor(ForestRegressor):
     _sparse_X = True  # scipy sparse X in fit and predict (ExtraTrees* inherit it)
+    _multi_output = True  # a 2-D y of several outputs (ExtraTrees* inherit it)
     _parameter_constraints = {**ForestRegressor._parameter_constraints, "ccp_alpha": [Interval(Real, 0.0, None,
                                                                                                closed="left")],
                               "monotonic_cst": ["array-like", None]}

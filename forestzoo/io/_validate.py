@@ -209,7 +209,22 @@ def check_tree(tree, where):
             check_values(tree.__dict__.get("values"), f"{where}.values", nodes.shape[0])
     if type(tree) is not Tree:
         check_leaf_codes(tree, where, internal)
+    check_output_classes(tree, where)
     return tree.n_values
+
+
+def check_output_classes(tree, where):
+    """A multi-output tree's ``output_classes``: at least two positive ints whose layout fills ``values``."""
+    oc = tree.__dict__.get("output_classes")
+    if oc is None:
+        return
+    if type(tree) is not Tree:
+        _fail(f"{where}.output_classes", "only a Tree has several outputs")
+    if not isinstance(oc, np.ndarray) or oc.dtype.kind not in "iu" or oc.ndim != 1 or oc.shape[0] < 2:
+        _fail(f"{where}.output_classes", "must be a 1-D integer array of at least two outputs")
+    if oc.min() < 1 or tree.n_values != oc.shape[0] * int(oc.max()):
+        _fail(f"{where}.output_classes", f"must hold positive class counts whose n_outputs * max fills the "
+                                         f"{tree.n_values} value columns")
 
 
 def check_online(forest, owner, where):
@@ -459,8 +474,28 @@ def _decision_tree_types():
     return DecisionTreeClassifier, DecisionTreeRegressor
 
 
+def _n_outputs(est, where):
+    """``est.n_outputs_`` (1 when absent), a positive int."""
+    n = est.__dict__.get("n_outputs_", 1)
+    if not _is_int(n) or n < 1:
+        _fail(f"{where}.n_outputs_", f"must be a positive int, got {n!r}")
+    return n
+
+
 def _expected_values(est, where):
-    """Columns of a tree's value table under ``est``: ``n_classes_`` for a classifier, 1 for a regressor."""
+    """Columns of a tree's value table under ``est``: ``n_classes_`` for a classifier, 1 for a regressor.
+
+    With several outputs (``n_outputs_ > 1``): ``n_outputs_ * max(n_classes_)``, or ``n_outputs_``.
+    """
+    n_out = _n_outputs(est, where)
+    if n_out > 1:
+        if not isinstance_classifier(est):
+            return n_out
+        k = est.__dict__.get("n_classes_")
+        if (not isinstance(k, (list, np.ndarray)) or len(k) != n_out
+                or not all(_is_int(c) and c >= 1 for c in list(k))):
+            _fail(f"{where}.n_classes_", f"must hold n_outputs_={n_out} positive ints, got {k!r}")
+        return n_out * int(max(k))
     if not isinstance_classifier(est):
         return 1
     k = est.__dict__.get("n_classes_")
@@ -479,26 +514,39 @@ def _n_features_in(est, where):
 def check_classes(est, where, checked):
     """A fitted classifier's ``classes_``: sorted, distinct class labels (what ``fit`` stores), as many as
     ``n_classes_`` says.  ``checked``: ids of label arrays already checked (a forest's trees share one)."""
+    classes = est.__dict__["classes_"]
+    if isinstance(classes, list) and _n_outputs(est, where) > 1:
+        k = est.__dict__.get("n_classes_")
+        if not isinstance(k, (list, np.ndarray)) or len(k) != len(classes):
+            _fail(f"{where}.classes_", f"must hold one label array per output, got {len(classes)}")
+        for o, labels in enumerate(classes):
+            if not isinstance(labels, np.ndarray):
+                _fail(f"{where}.classes_[{o}]", "must be an array of labels")
+            _check_labels(labels, k[o], f"{where}.classes_[{o}]", checked)
+        return
+    if not isinstance(classes, np.ndarray):
+        return  # other layouts are the family's own
+    _check_labels(classes, est.__dict__.get("n_classes_"), f"{where}.classes_", checked)
+
+
+def _check_labels(classes, k, where, checked):
+    """One output's ``classes_``: ``k`` sorted, distinct class labels."""
     from sklearn.utils.multiclass import type_of_target
 
-    classes = est.__dict__["classes_"]
-    if not isinstance(classes, np.ndarray):
-        return  # multi-output label lists are not forestzoo's; other layouts are the family's own
-    k = est.__dict__.get("n_classes_")
     if _is_int(k) and k != classes.shape[0]:
-        _fail(f"{where}.classes_", f"must hold n_classes_={k} labels, got {classes.shape[0]}")
+        _fail(where, f"must hold n_classes_={k} labels, got {classes.shape[0]}")
     if id(classes) in checked:
         return
     checked.add(id(classes))
     if classes.ndim != 1 or classes.shape[0] < 1:
-        _fail(f"{where}.classes_", f"must be a 1-D array of at least one label, got shape {classes.shape}")
+        _fail(where, f"must be a 1-D array of at least one label, got shape {classes.shape}")
     try:
         ordered = np.array_equal(np.unique(classes), classes)
         kind = type_of_target(classes)
     except (TypeError, ValueError):
         ordered, kind = False, None
     if not ordered or kind not in ("binary", "multiclass"):
-        _fail(f"{where}.classes_", "must hold sorted, distinct class labels")
+        _fail(where, "must hold sorted, distinct class labels")
 
 
 def check_tree_owner(est, where, checked):
@@ -517,6 +565,9 @@ def check_tree_owner(est, where, checked):
     if type(est) in tree_types and isinstance(tree, Tree):
         if tree.n_features != _n_features_in(est, where):
             _fail(f"{where}.tree_.n_features", f"must equal n_features_in_={est.n_features_in_}")
+        n_out = _n_outputs(est, where)
+        if tree.n_outputs != n_out:
+            _fail(f"{where}.tree_.output_classes", f"must give n_outputs_={n_out} outputs, got {tree.n_outputs}")
         if tree.n_values != _expected_values(est, where):
             _fail(f"{where}.tree_.values", f"must have {_expected_values(est, where)} column(s) (n_classes_ "
                                            f"or 1), got {tree.n_values}")

@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
-    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params,
+    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator,
+    multi_output_params, predict_labels, split_outputs, tree_params,
 )
 from .._engine.api import TreeTarget, cost_complexity_path, grow, prepare_data
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, regression_criterion
@@ -47,7 +48,9 @@ class BaseDecisionTree(EngineEstimator):
 
     def _fit(self, X, y, sample_weight):
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
-                                             accept_sparse=self._sparse_X)
+                                             accept_sparse=self._sparse_X, multi_output=True)
+        if y.ndim == 2:
+            return self._fit_multi_output(X, y, sample_weight)
         yk, yr, n_values, classes = self._encode_target(y)
         params = tree_params(self, X.shape[0], X.shape[1], n_values)
         class_weight = getattr(self, "class_weight", None)
@@ -61,6 +64,23 @@ class BaseDecisionTree(EngineEstimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = int(classes.shape[0])
+        return self
+
+    def _fit_multi_output(self, X, y, sample_weight):
+        """``fit`` on a 2-D ``y`` (``n_outputs > 1``): one tree predicts every output (see the class docstring)."""
+        params = multi_output_params(self, X.shape)
+        target, classes = self._encode_target_multi(y)
+        class_weight = getattr(self, "class_weight", None)
+        if class_weight is not None:
+            sample_weight = apply_class_weight(sample_weight, class_weight, y)
+        seed = check_random_state(self.random_state).randint(MAX_SEED)
+        data = prepare_data(X, self.splitter, self.max_bins, seed=seed, sample_weight=sample_weight)
+        self.tree_ = grow(data, target, sample_weight, params, seed)
+        self.max_features_ = params.max_features
+        self.n_outputs_ = target.n_outputs
+        if classes is not None:
+            self.classes_ = classes
+            self.n_classes_ = np.array(target.n_classes, dtype=np.intp)
         return self
 
     def _raw_predict(self, X):
@@ -159,6 +179,7 @@ class BaseDecisionTree(EngineEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.sparse = self._sparse_X
+        tags.target_tags.multi_output = True
         return tags
 
 
@@ -256,6 +277,17 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Missing values (NaN) are supported: each split learns the side NaN goes
     to; a node that saw no NaN sends it to its larger child.
 
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``, ``n_outputs > 1``)
+    is fitted by one tree, as in scikit-learn: a node's impurity is the mean
+    over the outputs of each output's impurity, ``classes_`` is a list of
+    each output's labels, ``n_classes_`` an array, ``predict`` returns
+    ``(n_samples, n_outputs)`` labels, ``predict_proba`` a list of one
+    ``(n_samples, n_classes_[o])`` array per output, ``tree_.value`` has shape
+    ``(n_nodes, n_outputs, max(n_classes_))`` and ``class_weight`` may be a
+    list of one dict per output.  Splitters "exact", "random" and "hist";
+    ``splitter="stochastic"`` and ``monotonic_cst`` are refused with a
+    ``ValueError``.  A single column is one output (1-D predictions).
+
     ``X`` may be a scipy sparse matrix or array (any format) in ``fit`` and
     in every predict-side method, as in scikit-learn: absent entries are
     zeros, stored NaN are missing values.  The tree equals the one grown on
@@ -288,7 +320,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     _parameter_constraints = {
         **BaseDecisionTree._parameter_constraints,
         "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "class_weight": [dict, list, StrOptions({"balanced"}), None],
     }
 
     def __init__(self, *, criterion="gini", splitter="exact", max_depth=None, min_samples_split=2,
@@ -316,10 +348,14 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Probability of each class in :attr:`classes_` order.
+        ndarray of shape (n_samples, n_classes) or list of ndarray
+            Probability of each class in :attr:`classes_` order; with several
+            outputs a list of ``n_outputs`` such arrays, one per output.
         """
-        return self._raw_predict(X)
+        proba = self._raw_predict(X)
+        if self.n_outputs_ > 1:
+            return split_outputs(proba, self.n_classes_)
+        return proba
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba` (``-inf`` for zero probabilities).
@@ -331,11 +367,15 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes)
-            Log-probability of each class in :attr:`classes_` order.
+        ndarray of shape (n_samples, n_classes) or list of ndarray
+            Log-probability of each class in :attr:`classes_` order (a list
+            of ``n_outputs`` arrays with several outputs).
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if self.n_outputs_ > 1:
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X):
         """Most probable class of each sample.
@@ -347,10 +387,12 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
             The predicted class labels.
         """
         proba = self.predict_proba(X)
+        if self.n_outputs_ > 1:
+            return predict_labels(proba, self.classes_)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
@@ -369,6 +411,15 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     scikit-learn 1.9.  Leaves predict the weighted mean of their targets
     (the median for "absolute_error"); ``monotonic_cst`` constrains that mean.  Sparse ``X`` is accepted as in
     :class:`DecisionTreeClassifier`.
+
+    Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted by one
+    tree with criterion "squared_error" (or "friedman_mse") or "poisson": a
+    node's impurity is the mean over the outputs of each output's variance
+    (half Poisson deviance), leaves predict each output's weighted mean,
+    ``predict`` returns ``(n_samples, n_outputs)`` and ``tree_.value`` has
+    shape ``(n_nodes, n_outputs, 1)``.  "absolute_error" (supported by
+    scikit-learn there), ``monotonic_cst`` and ``splitter="stochastic"`` are
+    refused with a ``ValueError`` on such ``y``.
 
     Parameters
     ----------
@@ -464,8 +515,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,) or (n_samples, n_outputs)
             The predicted values (the leaf's weighted median for
             ``criterion="absolute_error"``).
         """
-        return self._raw_predict(X)[:, 0]
+        values = self._raw_predict(X)
+        return values if self.n_outputs_ > 1 else values[:, 0]
