@@ -352,7 +352,7 @@ _GROWERS = {}
 
 #: The name of each kernel's grower.  Each grower compiles the node loop (~12 s), so a program that
 #: runs all four kernels compiles it four times; in exchange a fit compiles only its own kernel (the
-#: stochastic kernel alone is ~23 s, the exact one ~10 s).  BENCHMARKS.md ("Start-up") has the cold
+#: stochastic kernel alone is ~23 s, the exact one ~10 s).  docs/benchmarks/startup.md has the cold
 #: first-fit times of each estimator and of the quick suite.
 _GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
@@ -539,7 +539,7 @@ def _make_grower(ONLY, AE=0):
         # tables are never copied to grow (the doubling below only guards the bound; before, they grew
         # from 64 rows, ~11 copies for a fully grown tree).  Page faults per 10-class Extra Trees tree
         # moved little (3,915 -> 3,796, one measurement): they follow the bytes the fitted tree keeps
-        # (records, values and the prediction table, 160 bytes a node; BENCHMARKS.md).
+        # (records, values and the prediction table, 160 bytes a node; docs/benchmarks/engine.md, "Peak memory").
         max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
         if max_depth < 40:
             max_leaves = min(max_leaves, 1 << max_depth)
