@@ -88,7 +88,7 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
         LSBoost's constant start, the weighted mean of ``y`` (0 for R2).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
     feature_importances_ : ndarray of shape (n_features,)
         Impurity decrease (MDI) of the trees, averaged with the tree weights.

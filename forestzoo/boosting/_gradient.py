@@ -193,7 +193,7 @@ class BaseGradientBoosting(EngineEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_estimators_, n_trees_per_iteration_)
+        ndarray of shape ``(n_samples, n_estimators_, n_trees_per_iteration_)``
             The leaf each sample reaches in every tree.
         """
         X = check_predict_data(self, X)

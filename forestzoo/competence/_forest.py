@@ -122,7 +122,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
         The number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
@@ -298,7 +298,7 @@ class CompetenceForestClassifier(ClassifierMixin, EngineEstimator):
 
         Returns
         -------
-        ndarray of bool of shape (n_samples, n_estimators_)
+        ndarray of bool of shape ``(n_samples, n_estimators_)``
             True where the tree is competent for the object.
         """
         X = check_predict_data(self, X)

@@ -139,7 +139,7 @@ class BaseCascadeForest(EngineEstimator):
 
         Returns
         -------
-        feature_importances_ : ndarray of shape (n_features_in_,)
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
 
         Raises
         ------
@@ -345,7 +345,7 @@ class CascadeForestRegressor(RegressorMixin, BaseCascadeForest):
     ----------
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
     levels_ : list of CascadeLevel
         The kept levels, as in :class:`CascadeForestClassifier`.

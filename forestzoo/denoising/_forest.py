@@ -324,7 +324,7 @@ class BaseDenoisingForest(EngineEstimator):
 
         Returns
         -------
-        feature_importances_ : ndarray of shape (n_features_in_,)
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
         """
         check_is_fitted(self)
         return forest_importances([lay.tree for lay in self.layouts_], self.n_features_in_)
@@ -418,7 +418,7 @@ class DenoisingRandomForestRegressor(RegressorMixin, BaseDenoisingForest):
     ----------{_COMMON_ATTRS}
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also
@@ -542,7 +542,7 @@ class DenoisingRandomForestClassifier(ClassifierMixin, BaseDenoisingForest):
         The number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also

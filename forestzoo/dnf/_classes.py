@@ -463,7 +463,7 @@ class DNRFClassifier(BaseDNF):
 
         Returns
         -------
-        feature_importances_ : ndarray of shape (n_features_in_,)
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
         """
         check_is_fitted(self)
         from ..interop import forest_trees

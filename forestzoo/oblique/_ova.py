@@ -130,7 +130,7 @@ OneVsAllObliqueForestClassifier.__doc__ = """One-vs-all oblique random forest: o
         The number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
     feature_importances_ : ndarray of shape (n_features,)
         Impurity decrease (MDI), an oblique node's shared among its features

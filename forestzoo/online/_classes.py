@@ -474,7 +474,7 @@ class BaseOnlineForest(BaseEstimator):
 
         Returns
         -------
-        feature_importances_ : ndarray of shape (n_features_in_,)
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
         """
         from .._base import forest_importances
 

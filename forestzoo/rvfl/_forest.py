@@ -139,7 +139,7 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         The number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
 
     See Also

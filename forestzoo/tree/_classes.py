@@ -259,7 +259,7 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         The number of classes.
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
     max_features_ : int
         The number of features drawn at every node.
@@ -468,7 +468,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         The fitted arrays (``nodes``, ``values``, oblique side arrays).
     n_features_in_ : int
         Number of features seen in ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Names of the features seen in ``fit``, when ``X`` had string column names.
     max_features_ : int
         The number of features drawn at every node.

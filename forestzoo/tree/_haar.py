@@ -360,7 +360,7 @@ class HaarTreeClassifier(ClassifierMixin, EngineEstimator):
 
         Returns
         -------
-        feature_importances_ : ndarray of shape (n_features_in_,)
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
             One entry per pixel, in the order of the columns of ``X``.
         """
         check_is_fitted(self)
