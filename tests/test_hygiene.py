@@ -65,6 +65,16 @@ ALLOWED = (
 )
 
 
+#: what the documentation build writes into docs/ (ignored by git; it holds the build machine's paths in
+#: captured warnings): not source, so not scanned
+GENERATED = ("docs/_build", "docs/generated", "docs/auto_examples", "docs/sg_execution_times.rst")
+
+
+def _generated(path):
+    rel = path.relative_to(ROOT).as_posix()
+    return any(rel == g or rel.startswith(g + "/") for g in GENERATED)
+
+
 def _files():
     for name in SCANNED:
         path = ROOT / name
@@ -72,7 +82,8 @@ def _files():
             yield path
         elif path.is_dir():
             for p in sorted(path.rglob("*")):
-                if p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts:
+                if (p.is_file() and p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts
+                        and not _generated(p)):
                     yield p
 
 
@@ -124,10 +135,11 @@ def _hits(path):
 
 def test_rules_find_what_they_name():
     """Each rule catches an example of what it forbids and leaves its legitimate neighbour alone."""
+    # examples of forbidden text are split into adjacent literals, so this file's own source holds none
     cases = {
         "Fixed after issue #12.": True,
         "issue 4: the GBT target": True,
-        "measured in the twenty-third session": True,
+        "measured in the twenty-third " "session": True,
         "a round of work on the engine": True,
         "under the issue's protocol": True,
         "since commit 3c62367 the forests": True,
@@ -137,13 +149,13 @@ def test_rules_find_what_they_name():
         "sha256 3c62367aa1b2c3d4e5f60718293a4b5c6d7e8f90": False,
         "a facade of 1234567 rows": False,
         "the lecture (shared/seeds/004_4a4c.txt)": True,
-        "see seed 003": True,
-        'default="/work/shared/datasets"': True,
-        "pip install --target /tmp/pkg": True,
+        "see seed " "003": True,
+        'default="/' 'work/shared/datasets"': True,
+        "pip install --target /" "tmp/pkg": True,
         "scikit-learn issue #26784 removed SAMME.R": False,
         "100 boosting rounds of stumps": False,
         "seed 1 draws other folds": False,
-        "data/cars.csv and ~/tmp/x and $HOME/work/y": False,
+        "data/cars.csv and ~/" "tmp/x and $HOME/work/y": False,
         "breast_tissue": False,
     }
     for text, forbidden in cases.items():
