@@ -9,8 +9,9 @@ other modules are internal, one job each:
   parameters (:func:`.builder.grow`, :class:`.builder.TreeParams`), which
   calls the grower and turns its node table into a :class:`.tree.Tree`;
 * :mod:`.grower` -- the tree grower (depth-first or best-first),
-  :func:`.grower.grower_for` compiling it for one split kernel at a time, so
-  that a fit compiles only the kernel it runs;
+  :func:`.grower.grower_for` compiling it for one split kernel and one task
+  (classification or regression) at a time, so that a fit compiles only the
+  kernel and the statistics it runs;
 * :mod:`.splitters` -- the split kernels (``hist``, ``exact``, ``random``,
   ``stochastic``);
 * :mod:`.criteria` -- weighted impurity of a node's sufficient statistics;

@@ -25,9 +25,11 @@ they are for:
   reuses in its own ``@njit`` code: :func:`add_sample` (one row into a
   statistics vector), :func:`evaluate_split` (cost of a candidate split,
   NaN side chosen), :func:`scan_sorted` (best threshold over sorted
-  values), :func:`weighted_impurity`, and the stochastic (SDT) search's
-  :func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature`,
-  :func:`sdt_keep_best` and :func:`sort_pairs`;
+  values; :func:`scan_sorted_cls` compiles classification code only),
+  :func:`weighted_impurity`, and the stochastic (SDT) search's
+  :func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature_cls` /
+  :func:`sdt_score_feature_reg` (one per task), :func:`sdt_keep_best` and
+  :func:`sort_pairs`;
 * **fitted trees and the predictor** -- :class:`Tree` (and the
   prediction-only :class:`LeafValueTree` and :class:`PredictionTree`), the
   node record :data:`NODE_DTYPE` with :data:`TREE_LEAF` marking a leaf, the
@@ -68,9 +70,11 @@ from .node_model import (
 from .prune import cost_complexity_path
 from .rng import draw_seeds, make_state, rng_randint, rng_uniform
 from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
-from .splitters._common import add_sample, scan_sorted
+from .splitters._common import add_sample, scan_sorted, scan_sorted_cls
 from .splitters._common import evaluate as evaluate_split
-from .splitters.stochastic import sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature, sort_pairs
+from .splitters.stochastic import (
+    sdt_draw, sdt_keep_best, sdt_plan, sdt_score_feature_cls, sdt_score_feature_reg, sort_pairs,
+)
 from .tree import (
     COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
     accumulate_tree, apply_compact, dense_row_blocks,
@@ -88,8 +92,8 @@ __all__ = [
     "OUT_COST", "OUT_MISSING_LEFT", "OUT_OBLIQUE", "OUT_SIZE", "OUT_THRESHOLD",
     "best_threshold", "fill_go_left", "project",
     # split scoring
-    "add_sample", "evaluate_split", "scan_sorted", "weighted_impurity",
-    "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature", "sort_pairs",
+    "add_sample", "evaluate_split", "scan_sorted", "scan_sorted_cls", "weighted_impurity",
+    "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature_cls", "sdt_score_feature_reg", "sort_pairs",
     # fitted trees and the predictor
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",
     "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",

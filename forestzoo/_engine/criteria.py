@@ -58,18 +58,25 @@ def q_of(y, criterion):
 
 
 @njit(inline="always")
-def weighted_impurity(a, b, sign, criterion):
-    """``W * impurity`` of the statistics ``a + sign * b``."""
+def weighted_impurity_for(a, b, sign, criterion, reg):
+    """``W * impurity`` of the statistics ``a + sign * b``.
+
+    ``reg`` is ``is_regression(criterion)``.  A caller that passes a
+    compile-time constant (a literal, or a closure constant of a specialised
+    kernel) lets Numba drop the other task's code before typing it: a
+    classification kernel then compiles no regression statistics and the
+    reverse.  The ``*_for`` helpers of the engine take ``reg`` for that reason.
+    """
     w = a[1] + sign * b[1]
     if w <= 0.0:
         return 0.0
-    if criterion == SQUARED_ERROR:
-        sy = a[2] + sign * b[2]
-        sy2 = a[3] + sign * b[3]
-        v = sy2 - sy * sy / w
-        return v if v > 0.0 else 0.0
-    if criterion == POISSON:
-        # half Poisson deviance: sum w (y log(y / m) - y + m) = sum w y log y - S log m, m = S / W
+    if reg:
+        if criterion == SQUARED_ERROR:
+            sy = a[2] + sign * b[2]
+            sy2 = a[3] + sign * b[3]
+            v = sy2 - sy * sy / w
+            return v if v > 0.0 else 0.0
+        # Poisson, half deviance: sum w (y log(y / m) - y + m) = sum w y log y - S log m, m = S / W
         sy = a[2] + sign * b[2]
         if sy <= 0.0:
             return 0.0
@@ -91,15 +98,31 @@ def weighted_impurity(a, b, sign, criterion):
 
 
 @njit(inline="always")
-def children_cost(left, total, criterion):
+def weighted_impurity(a, b, sign, criterion):
+    """``W * impurity`` of the statistics ``a + sign * b`` (:func:`weighted_impurity_for`, task at run time)."""
+    return weighted_impurity_for(a, b, sign, criterion, criterion >= SQUARED_ERROR)
+
+
+@njit(inline="always")
+def children_cost_for(left, total, criterion, reg):
     """``W_l * imp_l + W_r * imp_r`` of the split that puts ``left`` on the left.
 
     The right child is ``total - left``.  This is the hot function of every
     split search, hence one specialised loop per criterion and no clamping
-    (only comparisons are made with it).
+    (only comparisons are made with it).  ``reg``: see
+    :func:`weighted_impurity_for`.
     """
     wl = left[1]
     wr = total[1] - wl
+    if reg:
+        sl = left[2]
+        sr = total[2] - sl
+        if criterion == SQUARED_ERROR:
+            return (left[3] - sl * sl / wl) + ((total[3] - left[3]) - sr * sr / wr)
+        # Poisson: half deviances of the children; sum w y log y over both is the node's (total[3])
+        if sl <= POISSON_EPS or sr <= POISSON_EPS:
+            return np.inf
+        return total[3] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     if criterion == GINI:
         sl = 0.0
         sr = 0.0
@@ -109,17 +132,6 @@ def children_cost(left, total, criterion):
             sl += c * c
             sr += d * d
         return (wl - sl / wl) + (wr - sr / wr)
-    if criterion == SQUARED_ERROR:
-        sl = left[2]
-        sr = total[2] - sl
-        return (left[3] - sl * sl / wl) + ((total[3] - left[3]) - sr * sr / wr)
-    if criterion == POISSON:
-        # half deviances of the children; sum w y log y over both is the node's (total[3])
-        sl = left[2]
-        sr = total[2] - sl
-        if sl <= POISSON_EPS or sr <= POISSON_EPS:
-            return np.inf
-        return total[3] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     acc = 0.0
     for k in range(2, left.shape[0]):
         c = left[k]
@@ -132,11 +144,26 @@ def children_cost(left, total, criterion):
 
 
 @njit(inline="always")
-def node_value(s, criterion, out):
-    """Leaf value: class proportions, or the weighted mean for regression (squared error and Poisson)."""
+def children_cost(left, total, criterion):
+    """:func:`children_cost_for` with the task decided at run time."""
+    return children_cost_for(left, total, criterion, criterion >= SQUARED_ERROR)
+
+
+@njit(inline="always")
+def node_value_for(s, reg, out):
+    """Leaf value: class proportions, or the weighted mean for regression (squared error and Poisson).
+
+    ``reg``: see :func:`weighted_impurity_for`.
+    """
     w = s[1]
-    if criterion >= SQUARED_ERROR:
+    if reg:
         out[0] = s[2] / w if w > 0.0 else 0.0
     else:
         for k in range(out.shape[0]):
             out[k] = s[2 + k] / w if w > 0.0 else 0.0
+
+
+@njit(inline="always")
+def node_value(s, criterion, out):
+    """:func:`node_value_for` with the task decided at run time."""
+    node_value_for(s, criterion >= SQUARED_ERROR, out)

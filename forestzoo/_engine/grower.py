@@ -28,7 +28,7 @@ import numpy as np
 
 from .._jit import borrow, keep_alive, njit
 from .binning import MISSING_BIN
-from .criteria import SQUARED_ERROR, node_value, q_of, weighted_impurity
+from .criteria import SQUARED_ERROR, node_value_for, q_of, weighted_impurity_for
 from .data import borrow_data, can_copy_local, copy_local
 from .data import n_features as data_n_features
 from .data import value as data_value
@@ -41,13 +41,16 @@ from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters.absolute import rank_node, split_absolute
 from .splitters._common import (
-    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample,
-    is_perfect_split, mono_of, mono_stat, reset_record,
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample_for,
+    is_perfect_split_for, mono_of, mono_stat_for, reset_record,
 )
-from .splitters.exact import split_exact
-from .splitters.hist import SMALL_NODE, build_histogram, split_histogram, split_small, subtract_histogram
+from .splitters.exact import split_exact_cls, split_exact_reg
+from .splitters.hist import (
+    SMALL_NODE, build_histogram_cls, build_histogram_reg, split_histogram_cls, split_histogram_reg, split_small_cls,
+    split_small_reg, subtract_histogram,
+)
 from .splitters.random import split_random
-from .splitters.stochastic import split_stochastic
+from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
 
 # Columns of the node table returned by grow_tree.
 COL_LEFT, COL_RIGHT, COL_FEATURE, COL_THRESHOLD, COL_MISSING_LEFT = 0, 1, 2, 3, 4
@@ -99,16 +102,16 @@ def _copy_into(dst, src):
         dst[k] = src[k]
 
 
-@njit
-def _node_totals(idx, start, end, w, yk, yr, criterion, tot):
+@njit(inline="always")
+def _node_totals(idx, start, end, w, yk, yr, criterion, tot, reg):
     tot[:] = 0.0
     for p in range(start, end):
-        add_sample(tot, 1.0, w[p], yk[p], yr[p], criterion)
+        add_sample_for(tot, 1.0, w[p], yk[p], yr[p], criterion, reg)
 
 
 @njit(inline="always")
-def _is_pure(tot, criterion):
-    if criterion >= SQUARED_ERROR:
+def _is_pure(tot, reg):
+    if reg:
         return False  # decided by the impurity test
     n_pos = 0
     for k in range(2, tot.shape[0]):
@@ -148,7 +151,7 @@ def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target,
 @njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
-    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono, reg,
 ):
     """Search the node ``idx[start:end]`` with the hist or exact kernel and leave its best split in ``rec``.
 
@@ -164,6 +167,8 @@ def find_split(
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
     functions of at most 30 arguments).  ``mono`` holds the monotonic
     constraints and the node's value bounds (:func:`._common.mono_of`).
+    ``reg`` is the grower's constant ``REG``: each kernel is called in its
+    variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     """
     keys, samples, miss, counts, cum, tmp, _ = bufs
     reset_record(rec)
@@ -182,23 +187,49 @@ def find_split(
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
-                    build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, h)
+                    if reg:
+                        build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    else:
+                        build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
                     n_evals[0] += n
-                ok = split_histogram(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec, cst, lo, hi)
+                if reg:
+                    ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
+                                             cum, tmp, rec, cst, lo, hi)
+                else:
+                    ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
+                                             cum, tmp, rec, cst, lo, hi)
             elif n < SMALL_NODE:
-                ok = split_small(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi)
+                if reg:
+                    ok = split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
+                                         min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
+                                         hi)
+                else:
+                    ok = split_small_cls(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
+                                         min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
+                                         hi)
                 n_evals[0] += n
             else:
-                build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, scratch[0])
-                ok = split_histogram(f, scratch[0], n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec, cst, lo, hi)
+                h = scratch[0]
+                if reg:
+                    build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
+                                             cum, tmp, rec, cst, lo, hi)
+                else:
+                    build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
+                                             cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
         else:
-            ok = split_exact(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
-                             cst, lo, hi)
+            if reg:
+                ok = split_exact_reg(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
+                                     criterion, keys, samples, miss, cum, tmp, rec, cst, lo, hi)
+            else:
+                ok = split_exact_cls(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
+                                     criterion, keys, samples, miss, cum, tmp, rec, cst, lo, hi)
             n_evals[0] += n
         if ok:
             n_valid += 1
-            if slot < 0 and is_perfect_split(rec[REC_COST], criterion):
+            if slot < 0 and is_perfect_split_for(rec[REC_COST], reg):
                 # both children pure: nothing can beat it (a pool slot still needs every histogram).
                 # With every feature a candidate, a full search would shuffle all of them: do the
                 # remaining draws and swaps, so the tree and the random stream stay the full search's.
@@ -213,7 +244,7 @@ def find_split(
 
 @njit(inline="always")
 def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
-               yrbuf, wybuf, go_left, criterion, tot_left, tot_right):
+               yrbuf, wybuf, go_left, criterion, tot_left, tot_right, reg):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
     ``w``, ``yk``, ``yr``, ``wy`` that travel with it; returns the left size.
 
@@ -229,8 +260,8 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     accumulated on the way into ``tot_left`` and ``tot_right``: every row is
     added to both with a 0/1 factor, in node order, so the sums are
     bit-identical to a separate pass over each child, which this saves.
+    ``reg``: the grower's constant ``REG`` (regression), pruned before typing.
     """
-    regression = criterion >= SQUARED_ERROR
     tot_left[:] = 0.0
     tot_right[:] = 0.0
     n_left = 0
@@ -261,7 +292,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
         fr = 1.0 - fl
         w_left += fl * wp
         w_right += fr * wp
-        if regression:
+        if reg:
             yrp = yr[p]
             yr[q] = yrp
             yrbuf[n_right] = yrp
@@ -283,7 +314,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     for q in range(n_right):
         idx[start + n_left + q] = buf[q]
         w[start + n_left + q] = wbuf[q]
-    if regression:
+    if reg:
         for q in range(n_right):
             yr[start + n_left + q] = yrbuf[q]
             wy[start + n_left + q] = wybuf[q]
@@ -316,9 +347,9 @@ def _sum_wq(w, yr, start, end, criterion):
 
 
 @njit(inline="always")
-def _clip_value(v, lo, hi, criterion):
+def _clip_value(v, lo, hi, reg):
     """Clip a node's value into its monotonic bounds (two classes: class 1's proportion, class 0 the rest)."""
-    if criterion >= SQUARED_ERROR:
+    if reg:
         v[0] = min(max(v[0], lo), hi)
     elif v.shape[0] == 2:
         p1 = min(max(v[1], lo), hi)
@@ -357,17 +388,21 @@ _GROWERS = {}
 _GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
 
-def grower_for(splitter, absolute_error=False):
+def grower_for(splitter, absolute_error=False, regression=False):
     """The compiled tree grower that runs the split kernel ``splitter`` (a code of :mod:`.splitters`).
 
     The grower is compiled by :func:`_make_grower` for the constants ``ONLY =
-    splitter`` and ``AE = absolute_error``, on first use, and cached on disk:
-    Numba keys a closure's cache entry on the values it captures, here two
-    integers.  ``absolute_error`` gives the grower of the absolute-error
-    criterion (:mod:`.splitters.absolute`), a specialisation of its own so
-    that the growers of the other criteria compile none of it.
+    splitter``, ``AE = absolute_error`` and ``REG = regression`` (a
+    regression criterion), on first use, and cached on disk: Numba keys a
+    closure's cache entry on the values it captures, here three integers.
+    ``absolute_error`` gives the grower of the absolute-error criterion
+    (:mod:`.splitters.absolute`), a specialisation of its own so that the
+    growers of the other criteria compile none of it; it implies
+    ``regression``.  ``regression`` selects the task: a classification grower
+    compiles no regression statistics and the reverse.
     """
-    key = (int(splitter), int(bool(absolute_error)))
+    absolute_error = bool(absolute_error)
+    key = (int(splitter), int(absolute_error), int(absolute_error or bool(regression)))
     grower = _GROWERS.get(key)
     if grower is None:
         if key[0] not in _GROWER_NAMES:
@@ -376,7 +411,7 @@ def grower_for(splitter, absolute_error=False):
     return grower
 
 
-def _make_grower(ONLY, AE=0):
+def _make_grower(ONLY, AE=0, REG=0):
     """The tree grower for the closure constant ``ONLY`` (the code of the one kernel it runs).
 
     Every choice of a kernel is written as a test on ``ONLY`` (``ONLY ==
@@ -395,6 +430,12 @@ def _make_grower(ONLY, AE=0):
     and the split search is :func:`.splitters.absolute.split_absolute` for
     the hist, exact and random kernels.  Its nodes carry squared-error
     statistics.  The tests on ``AE`` are pruned like those on ``ONLY``.
+
+    ``REG == 1`` for the regression criteria, 0 for the classification ones:
+    the grower passes it to the helpers it inlines and calls each compiled
+    kernel in its variant for that task (``*_cls`` / ``*_reg`` of
+    :mod:`.splitters.hist` and :mod:`.splitters.exact`), so a fit compiles
+    one task's statistics (see :func:`.criteria.weighted_impurity_for`).
     """
 
     def grow_tree(
@@ -480,12 +521,12 @@ def _make_grower(ONLY, AE=0):
         yk = yk[idx]
         yr = yr[idx]
         # w * y of every row (squared error): what the histograms sum, computed once per tree
-        wy = w * yr if criterion >= SQUARED_ERROR else np.empty(0)
+        wy = w * yr if REG else np.empty(0)
         wbuf = np.empty_like(w)
         ykbuf = np.empty_like(yk)
         yrbuf = np.empty_like(yr)
         wybuf = np.empty_like(wy)
-        n_stats = 4 if criterion >= SQUARED_ERROR else 2 + n_values
+        n_stats = 4 if REG else 2 + n_values
         n_rows = idx.shape[0]
         if max_depth < 0:
             max_depth = 1 << 30
@@ -665,12 +706,12 @@ def _make_grower(ONLY, AE=0):
                 if parent >= 0:
                     _copy_into(tot, pend_tot[q])
                 else:
-                    _node_totals(idx, start, end, w, yk, yr, criterion, tot)
+                    _node_totals(idx, start, end, w, yk, yr, criterion, tot, REG)
                     root_weight = tot[1]
                 if AE == 1:
                     wimp, ae_median = rank_node(yr, w, start, end, ae_ranks, ae_inv, ae_sorted)
                 else:
-                    wimp = weighted_impurity(tot, tot, 0.0, criterion)
+                    wimp = weighted_impurity_for(tot, tot, 0.0, criterion, REG)
                 table[node, COL_LEFT] = -1
                 table[node, COL_RIGHT] = -1
                 table[node, COL_FEATURE] = -1
@@ -685,18 +726,18 @@ def _make_grower(ONLY, AE=0):
                 if AE == 1:
                     values[node, 0] = ae_median
                 else:
-                    node_value(tot, criterion, values[node])
+                    node_value_for(tot, REG, values[node])
                 if constrained:
                     mono[0] = pend_bounds[q, 0]
                     mono[1] = pend_bounds[q, 1]
-                    _clip_value(values[node], mono[0], mono[1], criterion)
+                    _clip_value(values[node], mono[0], mono[1], REG)
 
                 leaf = (
                     depth >= max_depth
                     or n < min_samples_split
                     or n < 2 * min_samples_leaf
                     or tot[1] < 2.0 * min_weight_leaf
-                    or _is_pure(tot, criterion)
+                    or _is_pure(tot, REG)
                     or wimp / tot[1] <= _DBL_EPS
                 )
                 status = NODE_AXIS
@@ -740,17 +781,22 @@ def _make_grower(ONLY, AE=0):
                             reset_record(rec)
                             split_random(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
                                          criterion, max_features, feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals,
-                                         mono)
+                                         mono, REG)
                         elif ONLY == STOCHASTIC:
                             reset_record(rec)
-                            split_stochastic(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
-                                             criterion, max_features, feats, rng, sdt, keys, samples, miss, cum, tmp,
-                                             rec, n_evals)
+                            if REG:
+                                split_stochastic_reg(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf,
+                                                     min_weight_leaf, criterion, max_features, feats, rng, sdt, keys,
+                                                     samples, miss, cum, tmp, rec, n_evals)
+                            else:
+                                split_stochastic_cls(Xc, idx, start, end, w, yk, yr, tot, min_samples_leaf,
+                                                     min_weight_leaf, criterion, max_features, feats, rng, sdt, keys,
+                                                     samples, miss, cum, tmp, rec, n_evals)
                         else:
                             find_split(
                                 Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
                                 max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch,
-                                bufs, rec, n_evals, mono,
+                                bufs, rec, n_evals, mono, REG,
                             )
                     if status == NODE_OBLIQUE and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
@@ -831,14 +877,14 @@ def _make_grower(ONLY, AE=0):
             ml = rec[REC_MISSING_LEFT] > 0.5
             n_left = _partition(
                 Xb, Xc, splitter, ONLY, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
-                buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1],
+                buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1], REG,
             )
             mid = start + n_left
             if constrained:
                 # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
                 # midpoint of the children's values between them; any other split passes lo, hi on
                 cst = mono[2 + feature] if feature >= 0 else 0.0
-                k = mono_stat(criterion)
+                k = mono_stat_for(REG)
                 middle = 0.5 * (pend_tot[0, k] / pend_tot[0, 1] + pend_tot[1, k] / pend_tot[1, 1])
                 pend_bounds[0, 0] = lo
                 pend_bounds[0, 1] = hi
@@ -883,7 +929,10 @@ def _make_grower(ONLY, AE=0):
                                           target_own, hist_threads)
                     else:
                         for f in range(n_features):
-                            build_histogram(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], criterion, target[f])
+                            if REG:
+                                build_histogram_reg(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
+                            else:
+                                build_histogram_cls(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
                     n_evals[0] += n_small * n_features
                     subtract_histogram(pool[slot], target, n_bins)
                     if small_left:
@@ -927,5 +976,6 @@ def _make_grower(ONLY, AE=0):
     # Each grower gets its own qualified name: Numba names a compiled function's environment after
     # its qualified name and a per-process counter, so two closures of one name, compiled in other
     # processes and both loaded from the disk cache into one process, could share an environment.
-    grow_tree.__qualname__ = f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}" + ("_absolute_error" if AE else "")
+    grow_tree.__qualname__ = (f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}" + ("_absolute_error" if AE else "")
+                              + ("_reg" if REG else "_cls"))
     return njit(grow_tree)

@@ -6,7 +6,8 @@ histogram of every feature over the node's rows.  The grower hands such a
 build to :func:`build_in_threads` (through ``numba.objmode``): the features
 are cut into contiguous blocks (:func:`forestzoo._threads.run_blocks`), the
 calling thread builds the first block and threads of a process-wide pool the
-others, each with the compiled, GIL-free :func:`build_block`.  Every
+others, each with the compiled, GIL-free block builder of the criterion's task
+(:func:`.splitters.hist.build_block_cls` or ``build_block_reg``).  Every
 feature's histogram is still summed by one thread in node order, so the
 result is bit-identical to a one-thread build whatever the number of threads.
 
@@ -17,7 +18,8 @@ OpenMP), while forestzoo's forests already run trees on joblib threads.
 """
 
 from .._threads import run_blocks
-from .splitters.hist import build_block
+from .criteria import SQUARED_ERROR
+from .splitters.hist import build_block_cls, build_block_reg
 
 #: Least (rows x features) of a build handed to other threads (about 0.4 ms of work on one
 #: thread): smaller builds stay on the grower's thread, where the hand-over (an objmode
@@ -27,4 +29,5 @@ MIN_PARALLEL_WORK = 200_000
 
 def build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target, n_threads):
     """Histograms of every feature over the node ``idx[start:end]`` into ``target[f]``, on ``n_threads`` threads."""
-    run_blocks(build_block, Xb.shape[0], n_threads, Xb, n_bins, idx, start, end, w, yk, wy, criterion, target)
+    build_block = build_block_reg if criterion >= SQUARED_ERROR else build_block_cls
+    run_blocks(build_block, Xb.shape[0], n_threads, Xb, n_bins, idx, start, end, w, yk, wy, target)

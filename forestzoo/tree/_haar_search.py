@@ -21,8 +21,8 @@ feature order, so the tree does not depend on the number of threads.
 import numpy as np
 
 from .._engine.api import (
-    NODE_LEAF, NODE_OBLIQUE, NodeModel, add_sample, make_state, scan_sorted, sdt_draw, sdt_keep_best, sdt_plan,
-    sdt_score_feature, sort_pairs,
+    NODE_LEAF, NODE_OBLIQUE, NodeModel, add_sample, make_state, scan_sorted_cls, sdt_draw, sdt_keep_best, sdt_plan,
+    sdt_score_feature_cls, sort_pairs,
 )
 from .._jit import borrow, keep_alive, njit
 from ._haar_bank import haar_value
@@ -67,7 +67,7 @@ def _score_range(batch_II, perm, ws, batch, feats, slot, a0, a1, ptr, index, coe
         for q in range(batch):
             new_keys[q] = haar_value(batch_II, q, f, ptr, index, coef)
             new_pos[q] = perm[ws + q]
-        score[a], length = sdt_score_feature(
+        score[a], length = sdt_score_feature_cls(
             new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s], run_keys[1 - src],
             run_pos[1 - src], a * stride, miss, ws_total, w, yk, yr, criterion, cum, tmp)
         run_at[s] = a * stride
@@ -117,8 +117,8 @@ def _exact_range(II, rows, w, yk, yr, total, feats, a0, a1, ptr, index, coef, mi
                 sp = order
             if not sk[n - 1] > sk[0]:
                 continue  # constant on the node
-            cost, _, _ = scan_sorted(sk, sp, n, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf,
-                                     criterion, cum, tmp)
+            cost, _, _ = scan_sorted_cls(sk, sp, n, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf,
+                                         criterion, cum, tmp, 0.0, -np.inf, np.inf)
             if cost < best:
                 best = cost
                 best_a = a

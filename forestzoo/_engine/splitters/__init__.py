@@ -6,18 +6,22 @@ the split already held in the record ``rec`` (a float64 vector indexed by the
 the feature is non-constant in the node, which is how the grower counts
 ``max_features`` the way scikit-learn does (constant features are skipped).
 
-* :func:`.hist.split_histogram` -- best split over a 256-bin histogram
-  (``splitter="hist"``), with :func:`.hist.build_histogram` and a sorted
-  scan over codes for small nodes;
-* :func:`.exact.split_exact` -- best split over sorted raw values, thresholds
+* :func:`.hist.split_histogram_cls` / ``_reg`` -- best split over a 256-bin
+  histogram (``splitter="hist"``), with :func:`.hist.build_histogram_cls` /
+  ``_reg`` and a sorted scan over codes for small nodes;
+* :func:`.exact.split_exact_cls` / ``_reg`` -- best split over sorted raw values, thresholds
   at midpoints as in CART (``splitter="exact"``);
 * :func:`.random.split_random` -- one uniform threshold between the node's
   min and max (Extra Trees, ``splitter="random"``);
-* :func:`.stochastic.split_stochastic` -- stochastic split search (SDT):
+* :func:`.stochastic.split_stochastic_cls` / ``_reg`` -- stochastic split search (SDT):
   features are scored on growing random subsets of the node and the worse
   half discarded each round; the exact search runs on the survivors only
   (``splitter="stochastic"``).  Unlike the others it works on the whole node
   at once.
+
+The kernels the grower calls come in a classification and a regression
+variant (``*_cls``, ``*_reg``), each compiled with the task a constant, so
+that a fit compiles only its own task's statistics.
 
 Oblique splits are not a kernel: a *node model* (:mod:`..node_model`)
 proposes them from Python and the grower partitions by its mask.

@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import GINI, SQUARED_ERROR, children_cost, q_of
+from ..criteria import GINI, SQUARED_ERROR, children_cost_for, q_of
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -45,23 +45,31 @@ def reset_record(rec):
 
 
 @njit(inline="always")
-def is_perfect_split(cost, criterion):
+def is_perfect_split_for(cost, reg):
     """Whether a split ends a node's search: a classification split whose two children are pure.
 
     Its cost is 0, which no other split can beat, and a full search keeps the
     first of equal costs, so the search may stop there.  Regression never
     stops: a zero variance is rarely computed as exactly 0, and weighted rows
-    and repeated rows would then stop at different features.
+    and repeated rows would then stop at different features.  ``reg`` is
+    whether the criterion is a regression one (see
+    :func:`..criteria.weighted_impurity_for` on passing it as a constant).
     """
-    return cost <= 0.0 and criterion < SQUARED_ERROR
+    return cost <= 0.0 and not reg
 
 
 @njit(inline="always")
-def add_sample(s, sign, wi, yk_i, yr_i, criterion):
-    """``s += sign * stats(one sample)``."""
+def is_perfect_split(cost, criterion):
+    """:func:`is_perfect_split_for` with the task decided at run time."""
+    return is_perfect_split_for(cost, criterion >= SQUARED_ERROR)
+
+
+@njit(inline="always")
+def add_sample_for(s, sign, wi, yk_i, yr_i, criterion, reg):
+    """``s += sign * stats(one sample)``; ``reg``: whether ``criterion`` is a regression one."""
     s[0] += sign
     s[1] += sign * wi
-    if criterion < SQUARED_ERROR:
+    if not reg:
         s[2 + yk_i] += sign * wi
     elif criterion == SQUARED_ERROR:
         s[2] += sign * wi * yr_i
@@ -69,6 +77,12 @@ def add_sample(s, sign, wi, yk_i, yr_i, criterion):
     else:
         s[2] += sign * wi * yr_i
         s[3] += sign * wi * q_of(yr_i, criterion)
+
+
+@njit(inline="always")
+def add_sample(s, sign, wi, yk_i, yr_i, criterion):
+    """``s += sign * stats(one sample)`` (:func:`add_sample_for`, task at run time)."""
+    add_sample_for(s, sign, wi, yk_i, yr_i, criterion, criterion >= SQUARED_ERROR)
 
 
 @njit(inline="always")
@@ -100,10 +114,16 @@ def mono_of(mono, f):
 
 
 @njit(inline="always")
-def mono_stat(criterion):
+def mono_stat_for(reg):
     """Index of the statistic whose ratio to the weight a monotonic constraint orders:
-    ``sum w y`` (the mean target) for squared error, class 1's weight (its proportion) otherwise."""
-    return 2 if criterion >= SQUARED_ERROR else 3
+    ``sum w y`` (the mean target) for regression, class 1's weight (its proportion) otherwise."""
+    return 2 if reg else 3
+
+
+@njit(inline="always")
+def mono_stat(criterion):
+    """:func:`mono_stat_for` of the task of ``criterion``."""
+    return mono_stat_for(criterion >= SQUARED_ERROR)
 
 
 @njit(inline="always")
@@ -120,16 +140,16 @@ def ratios_ok(w_left, s_left, w_total, s_total, cst, lo, hi):
 
 
 @njit(inline="always")
-def monotone_ok(left, total, cst, lo, hi, criterion):
-    """:func:`ratios_ok` on statistics vectors: the mean target, or for two classes the proportion of class 1."""
-    k = mono_stat(criterion)
+def monotone_ok(left, total, cst, lo, hi, reg):
+    """:func:`ratios_ok` on statistics vectors: the mean target (``reg``), or for two classes the proportion of class 1."""
+    k = mono_stat_for(reg)
     if k >= total.shape[0]:  # one class: nothing to order
         return True
     return ratios_ok(left[1], left[k], total[1], total[k], cst, lo, hi)
 
 
 @njit(inline="always")
-def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi):
+def evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, reg):
     """Cost of the best of the two candidates that put ``cum`` on the left.
 
     Both children must hold at least ``min_samples_leaf`` rows and
@@ -141,29 +161,38 @@ def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp
     rows, where a NaN met only at prediction time will go (the right side
     on a tie, as in scikit-learn).  With ``cst != 0``
     a candidate must also pass :func:`monotone_ok` with bounds ``lo, hi``.
+    ``reg``: whether ``criterion`` is a regression one (see
+    :func:`..criteria.weighted_impurity_for`).
     """
     best = INF
     ml = 0.0
     if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
-            cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, criterion)):
-        best = children_cost(cum, total, criterion)
+            cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, reg)):
+        best = children_cost_for(cum, total, criterion, reg)
         if miss[0] == 0.0 and cum[0] > total[0] - cum[0]:
             ml = 1.0
     if miss[0] > 0.0:
         for k in range(tmp.shape[0]):
             tmp[k] = cum[k] + miss[k]
         if feasible(tmp[0], tmp[1], total, min_samples_leaf, min_weight_leaf) and (
-                cst == 0.0 or monotone_ok(tmp, total, cst, lo, hi, criterion)):
-            c = children_cost(tmp, total, criterion)
+                cst == 0.0 or monotone_ok(tmp, total, cst, lo, hi, reg)):
+            c = children_cost_for(tmp, total, criterion, reg)
             if c < best:
                 best = c
                 ml = 1.0
     return best, ml
 
 
-@njit
-def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
-                cst=0.0, lo=-INF, hi=INF):
+@njit(inline="always")
+def evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi):
+    """:func:`evaluate_for` with the task decided at run time."""
+    return evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi,
+                        criterion >= SQUARED_ERROR)
+
+
+@njit(inline="always")
+def scan_sorted_for(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                    cst, lo, hi, reg):
     """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature.
 
     ``samples[p]`` is the node position of ``keys[p]`` (``w``, ``yk``, ``yr``
@@ -189,28 +218,32 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
     bounds (see :func:`monotone_ok`); 0 (the default) leaves the scan
     unconstrained.  A constrained scan tries every boundary, because the
     nearest class change may be the one the constraint rejects.
+
+    ``reg``: whether ``criterion`` is a regression one.  This is the body:
+    :func:`scan_sorted` decides the task at run time, :func:`scan_sorted_cls`
+    and :func:`scan_sorted_reg` are compiled for one task each.
     """
     cum[:] = 0.0
     incremental = criterion == GINI and miss[0] == 0.0
     sq_left = 0.0
     sq_right = 0.0
-    if incremental:
+    if not reg and incremental:
         for k in range(2, total.shape[0]):
             sq_right += total[k] * total[k]
     best = INF
     best_pos = -1
     best_ml = 0.0
-    prune = criterion < SQUARED_ERROR and min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
+    prune = not reg and min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
     group_class = -1  # class shared by every row of the current key group, -2 if mixed
     for p in range(m):
         i = samples[p]
-        if incremental:
+        if not reg and incremental:
             wi = w[i]
             c_left = cum[2 + yk[i]]
             sq_left += wi * (2.0 * c_left + wi)
             sq_right += wi * (wi - 2.0 * (total[2 + yk[i]] - c_left))
-        add_sample(cum, 1.0, w[i], yk[i], yr[i], criterion)
-        if prune:
+        add_sample_for(cum, 1.0, w[i], yk[i], yr[i], criterion, reg)
+        if not reg and prune:
             if p == 0 or keys[p] > keys[p - 1]:
                 group_class = yk[i]
             elif yk[i] != group_class:
@@ -220,7 +253,7 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
         if p + 1 == m:
             if miss[0] == 0.0:
                 break
-        elif prune and group_class >= 0:
+        elif not reg and prune and group_class >= 0:
             # skip when the next key group holds only group_class too
             q = p + 1
             same = True
@@ -231,19 +264,46 @@ def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_
                 q += 1
             if same:
                 continue
-        if incremental:
+        if not reg and incremental:
             c = INF
             ml = 0.0
             if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
-                    cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, criterion)):
+                    cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, reg)):
                 w_left = cum[1]
                 w_right = total[1] - w_left
                 c = (w_left - sq_left / w_left) + (w_right - sq_right / w_right)
                 ml = 1.0 if cum[0] > total[0] - cum[0] else 0.0
         else:
-            c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi)
+            c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, reg)
         if c < best:
             best = c
             best_pos = p
             best_ml = ml
     return best, best_pos, best_ml
+
+
+@njit
+def scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                cst=0.0, lo=-INF, hi=INF):
+    """Best boundary in ``keys[:m]`` (sorted, no NaN) of one feature: :func:`scan_sorted_for`, task at run time.
+
+    Returns ``(cost, position, missing_left)``.
+    """
+    return scan_sorted_for(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion,
+                           cum, tmp, cst, lo, hi, criterion >= SQUARED_ERROR)
+
+
+@njit
+def scan_sorted_cls(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                    cst, lo, hi):
+    """:func:`scan_sorted_for` compiled for classification criteria only."""
+    return scan_sorted_for(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion,
+                           cum, tmp, cst, lo, hi, False)
+
+
+@njit
+def scan_sorted_reg(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                    cst, lo, hi):
+    """:func:`scan_sorted_for` compiled for regression criteria only."""
+    return scan_sorted_for(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion,
+                           cum, tmp, cst, lo, hi, True)

@@ -5,7 +5,8 @@ import numpy as np
 from ..._jit import njit
 from ..data import value
 from ._common import (
-    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, same_value, scan_sorted,
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, same_value, scan_sorted_cls,
+    scan_sorted_reg,
 )
 
 
@@ -18,13 +19,16 @@ def midpoint(a, b):
     return t
 
 
-@njit
-def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, cum, tmp, rec,
-                cst=0.0, lo=-np.inf, hi=np.inf):
+@njit(inline="always")
+def _split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples,
+                 miss, cum, tmp, rec, cst, lo, hi, reg):
     """Best midpoint threshold of feature ``f`` of the layout ``X`` (:mod:`..data`) over the node; updates ``rec``.
 
     ``cst, lo, hi``: the feature's monotonic constraint (0 for none) and the
-    node's value bounds (:func:`._common.monotone_ok`).
+    node's value bounds (:func:`._common.monotone_ok`).  ``reg``: whether
+    ``criterion`` is a regression one; :func:`split_exact_cls` and
+    :func:`split_exact_reg` pass it as a constant, so each compiles one
+    task's code (see :func:`..criteria.weighted_impurity_for`).
     """
     m = 0
     miss[:] = 0.0
@@ -32,7 +36,7 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
         i = idx[p]
         v = value(X, f, i)
         if np.isnan(v):
-            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+            add_sample_for(miss, 1.0, w[p], yk[p], yr[p], criterion, reg)
         else:
             keys[m] = v
             samples[m] = p
@@ -53,8 +57,12 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
         if same_value(prev, v):  # equal values included: the group's key may be below them
             sorted_keys[p] = sorted_keys[p - 1]
         prev = v
-    cost, pos, ml = scan_sorted(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
-                                cst, lo, hi)
+    if reg:
+        cost, pos, ml = scan_sorted_reg(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf,
+                                        min_weight_leaf, criterion, cum, tmp, cst, lo, hi)
+    else:
+        cost, pos, ml = scan_sorted_cls(sorted_keys, sorted_samples, m, miss, total, w, yk, yr, min_samples_leaf,
+                                        min_weight_leaf, criterion, cum, tmp, cst, lo, hi)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f
@@ -62,3 +70,20 @@ def split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_w
         rec[REC_BIN] = -1.0
         rec[REC_THRESHOLD] = np.inf if pos == m - 1 else midpoint(keys[order[pos]], keys[order[pos + 1]])
     return True
+
+
+@njit
+def split_exact_cls(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys,
+                    samples, miss, cum, tmp, rec, cst, lo, hi):
+    """:func:`_split_exact` for a classification criterion."""
+    return _split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys,
+                        samples, miss, cum, tmp, rec, cst, lo, hi, False)
+
+
+@njit
+def split_exact_reg(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys,
+                    samples, miss, cum, tmp, rec, cst, lo, hi):
+    """:func:`_split_exact` for a regression criterion."""
+    return _split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, keys,
+                        samples, miss, cum, tmp, rec, cst, lo, hi, True)
+

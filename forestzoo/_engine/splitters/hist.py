@@ -6,7 +6,8 @@ from ..._jit import njit
 from ..binning import MISSING_BIN
 from ..criteria import SQUARED_ERROR
 from ._common import (
-    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, ratios_ok, scan_sorted,
+    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, evaluate_for, ratios_ok,
+    scan_sorted_cls, scan_sorted_reg,
 )
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
@@ -15,8 +16,14 @@ SMALL_NODE = 256
 _INSERTION_MAX = 16
 
 
-@njit
-def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
+# Every kernel of this module exists twice, ``*_cls`` for the classification criteria and ``*_reg``
+# for the regression ones: each is its ``_*`` body (inlined) with the task flag ``reg`` a constant,
+# so Numba drops the other task's code before typing and a fit compiles only its own task's kernels
+# (see criteria.weighted_impurity_for).
+
+
+@njit(inline="always")
+def _build_histogram(codes, idx, start, end, w, yk, wy, n_bins, hist, reg):
     """Statistics of every bin of one feature over the node ``idx[start:end]``.
 
     ``hist`` is ``(256, n_stats)``; bins ``n_bins .. 254`` stay untouched
@@ -39,7 +46,7 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
     first = np.int64(idx[start])
     consecutive = np.int64(idx[end - 1]) - first == end - 1 - start
     # the loops differ only in the statistics they add (see criteria.py)
-    if criterion >= SQUARED_ERROR:
+    if reg:
         if consecutive:
             node_codes = codes[first:first + (end - start)]
             for p in range(start, end):
@@ -71,10 +78,29 @@ def build_histogram(codes, idx, start, end, w, yk, wy, n_bins, criterion, hist):
 
 
 @njit
-def build_block(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target, f_lo, f_hi):
-    """:func:`build_histogram` of the features ``f_lo .. f_hi - 1`` into ``target[f]``."""
+def build_histogram_cls(codes, idx, start, end, w, yk, wy, n_bins, hist):
+    """:func:`_build_histogram` for a classification criterion (class weights per bin)."""
+    _build_histogram(codes, idx, start, end, w, yk, wy, n_bins, hist, False)
+
+
+@njit
+def build_histogram_reg(codes, idx, start, end, w, yk, wy, n_bins, hist):
+    """:func:`_build_histogram` for a regression criterion (``sum w y`` per bin)."""
+    _build_histogram(codes, idx, start, end, w, yk, wy, n_bins, hist, True)
+
+
+@njit
+def build_block_cls(Xb, n_bins, idx, start, end, w, yk, wy, target, f_lo, f_hi):
+    """:func:`build_histogram_cls` of the features ``f_lo .. f_hi - 1`` into ``target[f]``."""
     for f in range(f_lo, f_hi):
-        build_histogram(Xb[f], idx, start, end, w, yk, wy, n_bins[f], criterion, target[f])
+        build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], target[f])
+
+
+@njit
+def build_block_reg(Xb, n_bins, idx, start, end, w, yk, wy, target, f_lo, f_hi):
+    """:func:`build_histogram_reg` of the features ``f_lo .. f_hi - 1`` into ``target[f]``."""
+    for f in range(f_lo, f_hi):
+        build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], target[f])
 
 
 @njit
@@ -168,9 +194,9 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
     return n_nonempty > 1 or (n_nonempty == 1 and n_miss > 0.0)
 
 
-@njit
-def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec,
-                    cst, lo, hi):
+@njit(inline="always")
+def _split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec,
+                     cst, lo, hi, reg):
     """Best split of feature ``f`` from its histogram; updates ``rec``.
 
     ``cst, lo, hi``: the feature's monotonic constraint (0 for none) and the
@@ -181,8 +207,10 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_
     n_values = total[0] - miss[0]
     if n_values <= 0.0:
         return False
-    if criterion == SQUARED_ERROR:
-        return _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec, cst, lo, hi)
+    if reg:
+        if criterion == SQUARED_ERROR:
+            return _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, rec, cst, lo,
+                                       hi)
     cum[:] = 0.0
     n_nonempty = 0
     for b in range(n_bins):
@@ -194,7 +222,7 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_
         last = cum[0] >= n_values
         if last and miss[0] == 0.0:
             break
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi)
+        c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, reg)
         if c < rec[REC_COST]:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
@@ -211,7 +239,23 @@ def split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_
 
 
 @njit
-def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts):
+def split_histogram_cls(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec,
+                        cst, lo, hi):
+    """:func:`_split_histogram` for a classification criterion."""
+    return _split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                            rec, cst, lo, hi, False)
+
+
+@njit
+def split_histogram_reg(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp, rec,
+                        cst, lo, hi):
+    """:func:`_split_histogram` for a regression criterion."""
+    return _split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
+                            rec, cst, lo, hi, True)
+
+
+@njit(inline="always")
+def _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts, reg):
     """Non-missing rows of the node sorted (stably) by code into ``keys``/``samples``.
 
     Insertion sort for tiny nodes, counting sort over the 255 value codes
@@ -225,7 +269,7 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
             i = idx[p]
             c = codes[i]
             if c == MISSING_BIN:
-                add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+                add_sample_for(miss, 1.0, w[p], yk[p], yr[p], criterion, reg)
                 continue
             q = m
             while q > 0 and keys[q - 1] > c:
@@ -249,7 +293,7 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
         i = idx[p]
         c = codes[i]
         if c == MISSING_BIN:
-            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+            add_sample_for(miss, 1.0, w[p], yk[p], yr[p], criterion, reg)
             continue
         q = counts[c]
         counts[c] = q + 1
@@ -259,17 +303,42 @@ def _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, mis
 
 
 @njit
-def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec,
-                cst, lo, hi):
-    """Same result as :func:`split_histogram` for a small node, by sorting codes."""
-    m = _sort_codes(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
+def _sort_codes_cls(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts):
+    """:func:`_sort_codes_for` for a classification criterion.
+
+    A compiled function of its own, not inlined: its result (the number of
+    rows) would otherwise be typed as the literal 0 of its first assignment
+    at the call that uses it, and Numba would compile that call's callee
+    once more for the literal.
+    """
+    return _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts, False)
+
+
+@njit
+def _sort_codes_reg(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts):
+    """:func:`_sort_codes_for` for a regression criterion (see :func:`_sort_codes_cls`)."""
+    return _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts, True)
+
+
+@njit(inline="always")
+def _split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion, keys,
+                 samples, miss, counts, cum, tmp, rec, cst, lo, hi, reg):
+    """Same result as :func:`_split_histogram` for a small node, by sorting codes."""
+    if reg:
+        m = _sort_codes_reg(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
+    else:
+        m = _sort_codes_cls(codes, idx, start, end, w, yk, yr, criterion, keys, samples, miss, counts)
     if m == 0:
         return False
     non_constant = keys[m - 1] > keys[0] or miss[0] > 0.0
     if not non_constant:
         return False
-    cost, pos, ml = scan_sorted(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf, criterion, cum, tmp,
-                                cst, lo, hi)
+    if reg:
+        cost, pos, ml = scan_sorted_reg(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf,
+                                        criterion, cum, tmp, cst, lo, hi)
+    else:
+        cost, pos, ml = scan_sorted_cls(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf,
+                                        criterion, cum, tmp, cst, lo, hi)
     if cost < rec[REC_COST]:
         rec[REC_COST] = cost
         rec[REC_FEATURE] = f
@@ -282,3 +351,19 @@ def split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_
             rec[REC_BIN] = b
             rec[REC_THRESHOLD] = edges[f, b]
     return True
+
+
+@njit
+def split_small_cls(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion,
+                    keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi):
+    """:func:`_split_small` for a classification criterion."""
+    return _split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf,
+                        criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi, False)
+
+
+@njit
+def split_small_reg(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf, criterion,
+                    keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi):
+    """:func:`_split_small` for a regression criterion."""
+    return _split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples_leaf, min_weight_leaf,
+                        criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi, True)

@@ -7,14 +7,14 @@ from ..criteria import SQUARED_ERROR, q_of
 from ..data import value
 from ..rng import mix_randint, mix_uniform
 from ._common import (
-    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample, evaluate, is_perfect_split,
+    REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, evaluate_for, is_perfect_split_for,
     mono_of, same_value,
 )
 
 
 @njit(inline="always")
 def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
-                 feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono):
+                 feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono, reg):
     """Best of one random threshold per candidate feature of the node ``idx[start:end]``.
 
     Features are drawn in a random order (a partial shuffle of ``feats``)
@@ -48,6 +48,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     ``mono``: the grower's monotonic constraints (``[lo, hi, cst_0, ...]``,
     empty for none); a feature's threshold is rejected when its children
     break :func:`._common.monotone_ok`, as in scikit-learn.
+
+    ``reg``: whether ``criterion`` is a regression one; the grower passes
+    its compile-time constant, so it compiles one task's loops (see
+    :func:`..criteria.weighted_impurity_for`).
     """
     n_features = feats.shape[0]
     n_valid = 0
@@ -110,7 +114,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         if n_nan == 0:
             n_left = 0.0
             w_left = 0.0
-            if criterion == SQUARED_ERROR:
+            if reg and criterion == SQUARED_ERROR:
                 s1 = 0.0
                 s2 = 0.0
                 for p in range(start, end):
@@ -122,9 +126,9 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
                     s2 += gw * yr[p] * yr[p]
                 cum[2] = s1
                 cum[3] = s2
-            elif criterion > SQUARED_ERROR:  # Poisson: its fourth statistic needs a log per row
+            elif reg:  # Poisson: its fourth statistic needs a log per row
                 for p in range(start, end):
-                    add_sample(cum, 1.0 if vals[p - start] <= thr else 0.0, w[p], yk[p], yr[p], criterion)
+                    add_sample_for(cum, 1.0 if vals[p - start] <= thr else 0.0, w[p], yk[p], yr[p], criterion, reg)
                 n_left = cum[0]
                 w_left = cum[1]
             elif cum.shape[0] == 4 and unit_w:  # two classes, every weight 1: integer counts (vectorised)
@@ -160,10 +164,10 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
         else:
             for p in range(start, end):
                 v = vals[p - start]
-                add_sample(cum, 1.0 if v <= thr else 0.0, w[p], yk[p], yr[p], criterion)
-                add_sample(miss, 1.0 if v != v else 0.0, w[p], yk[p], yr[p], criterion)
+                add_sample_for(cum, 1.0 if v <= thr else 0.0, w[p], yk[p], yr[p], criterion, reg)
+                add_sample_for(miss, 1.0 if v != v else 0.0, w[p], yk[p], yr[p], criterion, reg)
         cst, lo_v, hi_v = mono_of(mono, f)
-        c, ml = evaluate(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo_v, hi_v)
+        c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo_v, hi_v, reg)
         if c < rec[REC_COST]:
             rec[REC_COST] = c
             rec[REC_FEATURE] = f
@@ -171,7 +175,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
             rec[REC_BIN] = -1.0
             rec[REC_THRESHOLD] = thr
         n_valid += 1
-        if is_perfect_split(c, criterion):
+        if is_perfect_split_for(c, reg):
             # both children pure (cost 0): no later feature can do better, so the
             # search stops; the split found is the one a full search keeps (ties
             # keep the first), only the later features' draws are skipped

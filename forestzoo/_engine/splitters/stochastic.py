@@ -31,8 +31,8 @@ the size of the working set for every surviving feature; in Step 5, the
 node's size for every survivor -- the complexity measure of the paper's
 Figures 1-2.
 
-The pieces (:func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature`,
-:func:`sdt_keep_best`) are shared with other feature sources: the Haar-tree
+The pieces (:func:`sdt_plan`, :func:`sdt_draw`, :func:`sdt_score_feature_cls`
+and ``_reg``, :func:`sdt_keep_best`) are shared with other feature sources: the Haar-tree
 search of :mod:`forestzoo.tree._haar_search` runs the same rounds over
 features it computes on demand.
 """
@@ -42,8 +42,8 @@ import numpy as np
 from ..._jit import borrow, keep_alive, njit
 from ..data import value
 from ..rng import rng_randint
-from ._common import REC_COST, add_sample, is_perfect_split, scan_sorted
-from .exact import split_exact
+from ._common import REC_COST, add_sample_for, is_perfect_split_for, scan_sorted_cls, scan_sorted_reg
+from .exact import split_exact_cls, split_exact_reg
 
 P_C, P_ALPHA, P_MIN_FRACTION, P_N0 = 0, 1, 2, 3
 _INSERTION_MAX = 16
@@ -205,9 +205,9 @@ def sort_pairs(keys, pos, m):
         _insertion(keys, pos, lo, hi)
 
 
-@njit
-def sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos, dst_off,
-                      miss, ws_total, w, yk, yr, criterion, cum, tmp):
+@njit(inline="always")
+def _sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos, dst_off,
+                       miss, ws_total, w, yk, yr, criterion, cum, tmp, reg):
     """Step 2 for one feature: merge its new rows into its sorted run and score it.
 
     ``new_keys[:m_batch]`` are the feature's values on the rows just drawn
@@ -218,13 +218,15 @@ def sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, sr
     run_length)``, the score being the best weighted impurity over
     thresholds on the working set (Eq. 3, ``(FI_p^k)^-1`` up to the constant
     ``|S_t|``); +inf when the feature is constant on the working set.
+    ``reg``: whether ``criterion`` is a regression one (a constant in
+    :func:`sdt_score_feature_cls` and :func:`sdt_score_feature_reg`).
     """
     m = 0
     for q in range(m_batch):
         v = new_keys[q]
         p = new_pos[q]
         if v != v:
-            add_sample(miss, 1.0, w[p], yk[p], yr[p], criterion)
+            add_sample_for(miss, 1.0, w[p], yk[p], yr[p], criterion, reg)
         else:
             new_keys[m] = v
             new_pos[m] = p
@@ -257,9 +259,29 @@ def sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, sr
     length = q - dst_off
     if length == 0 or not (dst_keys[q - 1] > dst_keys[dst_off] or miss[0] > 0.0):
         return np.inf, length
-    cost, _, _ = scan_sorted(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1, 0.0,
-                             criterion, cum, tmp)
+    if reg:
+        cost, _, _ = scan_sorted_reg(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1,
+                                     0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
+    else:
+        cost, _, _ = scan_sorted_cls(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1,
+                                     0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
     return cost, length
+
+
+@njit
+def sdt_score_feature_cls(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos, dst_off,
+                          miss, ws_total, w, yk, yr, criterion, cum, tmp):
+    """:func:`_sdt_score_feature` for a classification criterion."""
+    return _sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos,
+                              dst_off, miss, ws_total, w, yk, yr, criterion, cum, tmp, False)
+
+
+@njit
+def sdt_score_feature_reg(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos, dst_off,
+                          miss, ws_total, w, yk, yr, criterion, cum, tmp):
+    """:func:`_sdt_score_feature` for a regression criterion."""
+    return _sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, src_len, dst_keys, dst_pos,
+                              dst_off, miss, ws_total, w, yk, yr, criterion, cum, tmp, True)
 
 
 @njit
@@ -277,16 +299,18 @@ def sdt_keep_best(score, feats, slot, alive, min_keep):
     return max(min_keep, (alive + 1) // 2)
 
 
-@njit
-def split_stochastic(
+@njit(inline="always")
+def _split_stochastic(
     Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
-    feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals,
+    feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals, reg,
 ):
     """Best split of the node ``idx[start:end]`` by the SDT search; updates ``rec``.
 
     ``feats`` is the tree's feature permutation buffer; ``max_features``
     candidates are drawn from it at random (all when it is the feature
     count).  ``keys``/``samples`` are sort buffers of the node's size.
+    ``reg``: whether ``criterion`` is a regression one (a constant in
+    :func:`split_stochastic_cls` and :func:`split_stochastic_reg`).
     """
     n = end - start
     n_features = feats.shape[0]
@@ -322,7 +346,7 @@ def split_stochastic(
             sdt_draw(perm, ws, batch, rng)  # Step 1
             for q in range(ws, ws + batch):
                 p = perm[q]
-                add_sample(ws_total, 1.0, w[p], yk[p], yr[p], criterion)
+                add_sample_for(ws_total, 1.0, w[p], yk[p], yr[p], criterion, reg)
             stride = ws + batch
             for a in range(alive):  # Step 2 (Eq. 3)
                 f = feats[a]
@@ -331,10 +355,16 @@ def split_stochastic(
                     p = perm[ws + q]
                     new_keys[q] = value(Xf, f, idx[p])
                     new_pos[q] = p
-                score[a], length = sdt_score_feature(
-                    new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s],
-                    run_keys[1 - src], run_pos[1 - src], a * stride, run_miss[s], ws_total, w, yk, yr, criterion,
-                    cum, tmp)
+                if reg:
+                    score[a], length = sdt_score_feature_reg(
+                        new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s],
+                        run_keys[1 - src], run_pos[1 - src], a * stride, run_miss[s], ws_total, w, yk, yr, criterion,
+                        cum, tmp)
+                else:
+                    score[a], length = sdt_score_feature_cls(
+                        new_keys, new_pos, batch, run_keys[src], run_pos[src], run_at[s], run_len[s],
+                        run_keys[1 - src], run_pos[1 - src], a * stride, run_miss[s], ws_total, w, yk, yr, criterion,
+                        cum, tmp)
                 run_at[s] = a * stride
                 run_len[s] = length
                 n_evals[0] += stride
@@ -345,8 +375,32 @@ def split_stochastic(
     # Step 5: the exact search over the whole node for the survivors (Eq. 2); like the exact
     # splitter's, it stops at a classification split with two pure children
     for a in range(alive):
-        split_exact(feats[a], Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
-                    criterion, keys, samples, miss, cum, tmp, rec)
+        if reg:
+            split_exact_reg(feats[a], Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
+                            criterion, keys, samples, miss, cum, tmp, rec, 0.0, -np.inf, np.inf)
+        else:
+            split_exact_cls(feats[a], Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf,
+                            criterion, keys, samples, miss, cum, tmp, rec, 0.0, -np.inf, np.inf)
         n_evals[0] += n
-        if is_perfect_split(rec[REC_COST], criterion):
+        if is_perfect_split_for(rec[REC_COST], reg):
             break
+
+
+@njit
+def split_stochastic_cls(
+    Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
+    feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals,
+):
+    """:func:`_split_stochastic` for a classification criterion."""
+    _split_stochastic(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion,
+                      max_features, feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals, False)
+
+
+@njit
+def split_stochastic_reg(
+    Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion, max_features,
+    feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals,
+):
+    """:func:`_split_stochastic` for a regression criterion."""
+    _split_stochastic(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_weight_leaf, criterion,
+                      max_features, feats, rng, params, keys, samples, miss, cum, tmp, rec, n_evals, True)
