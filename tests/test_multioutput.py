@@ -386,8 +386,6 @@ def test_io_refuses_inconsistent_outputs(tmp_path):
 
 # -- refused combinations ----------------------------------------------------------------------
 @pytest.mark.parametrize("cls,kw,match", [
-    (DecisionTreeRegressor, dict(criterion="absolute_error"), "criterion='absolute_error' does not support multi"),
-    (RandomForestRegressor, dict(criterion="absolute_error"), "criterion='absolute_error' does not support"),
     (DecisionTreeRegressor, dict(splitter="stochastic"), 'splitter="stochastic" does not support multi-output'),
     (ExtraTreesRegressor, dict(monotonic_cst=[1, 0, 0, 0, 0]), "not supported with multiple outputs"),
     (DecisionTreeClassifier, dict(monotonic_cst=[1, 0, 0, 0, 0]), "not supported with multiple outputs"),
@@ -432,3 +430,146 @@ def test_poisson_matches_sklearn():
     for splitter in ("random", "hist"):
         forest = RandomForestRegressor(n_estimators=3, criterion="poisson", splitter=splitter, random_state=0)
         assert forest.fit(X, Y).predict(X).shape == (600, 3)
+
+
+# -- absolute error: per-output weighted medians ---------------------------------------------------
+def _ae_data(seed, n=80, n_outputs=3):
+    rng = np.random.RandomState(seed)
+    X = rng.uniform(size=(n, 4))
+    Y = np.c_[X[:, 0] - 2 * X[:, 3] + rng.standard_normal(n), np.sin(3 * X[:, 1]) + 0.5 * rng.standard_normal(n),
+              rng.standard_normal(n)][:, :n_outputs]
+    return X, Y, 0.5 + rng.uniform(size=n)
+
+
+def _weighted_median(y, w):
+    """First target where the cumulative weight reaches half the total; the midpoint with the next one where it
+    equals half exactly (scikit-learn's definition)."""
+    order = np.argsort(y, kind="mergesort")
+    ys, cum = y[order], np.cumsum(w[order])
+    half = cum[-1] / 2
+    k = int(np.argmax(cum >= half))
+    if cum[k] == half and k + 1 < len(ys):
+        return 0.5 * (ys[k] + ys[k + 1])
+    return ys[k]
+
+
+def _summed_abs_error(Y, w):
+    """Sum over the outputs of each output's weighted absolute deviation from its weighted median."""
+    if len(w) == 0:
+        return 0.0
+    return sum(float((w * np.abs(Y[:, o] - _weighted_median(Y[:, o], w))).sum()) for o in range(Y.shape[1]))
+
+
+# The absolute error is piecewise linear in the targets, so two splits of a small node often cost exactly the
+# same; which one a search keeps then depends on its candidate order and rounding.  These datasets and
+# parameters were checked to have no such tie at any split of scikit-learn's tree (continuous targets, leaves
+# of at least 3 rows: a node of 2 rows is split the same way by every feature that separates them), so the
+# tree is unique.
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("n_outputs", [2, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("params", [{"min_samples_leaf": 5}, {"max_depth": 3, "min_samples_leaf": 3},
+                                    {"max_leaf_nodes": 10, "min_samples_leaf": 3}])
+def test_absolute_error_matches_sklearn(seed, n_outputs, weighted, params):
+    X, Y, w = _ae_data(seed, n_outputs=n_outputs)
+    kw = {"sample_weight": w} if weighted else {}
+    ours = DecisionTreeRegressor(criterion="absolute_error", splitter="best", random_state=0, **params).fit(X, Y, **kw)
+    ref = sk_tree.DecisionTreeRegressor(criterion="absolute_error", random_state=0, **params).fit(X, Y, **kw)
+    assert _preorder(ours.tree_) == _preorder(ref.tree_)
+    X_test = np.random.RandomState(seed + 100).uniform(size=(200, 4))
+    assert_allclose(ours.predict(X_test), ref.predict(X_test))
+    assert_allclose(ours.feature_importances_, ref.feature_importances_, atol=1e-12)
+
+
+@pytest.mark.parametrize("splitter", SPLITTERS)
+def test_absolute_error_values_and_impurities(splitter):
+    X, Y, w = _ae_data(3, n=120)
+    model = DecisionTreeRegressor(criterion="absolute_error", splitter=splitter, max_depth=4,
+                                  random_state=0).fit(X, Y, sample_weight=w)
+    tree = model.tree_
+    assert tree.value.shape == (tree.node_count, 3, 1)
+    paths = model.decision_path(X).toarray().astype(bool)
+    for k in range(tree.node_count):
+        rows = paths[:, k]
+        medians = [_weighted_median(Y[rows, o], w[rows]) for o in range(3)]
+        assert_allclose(tree.value[k, :, 0], medians)
+        assert_allclose(tree.impurity[k], _summed_abs_error(Y[rows], w[rows]) / (3 * w[rows].sum()), atol=1e-12)
+    assert_allclose(model.predict(X), tree.value[model.apply(X), :, 0])
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist"])
+def test_absolute_error_splits_are_the_best(splitter):
+    # fewer distinct values than bins (hist's candidates are the exact search's); NaN tried on both sides
+    X, Y, w = _ae_data(4, n=70, n_outputs=2)
+    X = np.round(X, 1)
+    X[::6, 1] = np.nan
+    model = DecisionTreeRegressor(criterion="absolute_error", splitter=splitter, max_depth=3,
+                                  random_state=0).fit(X, Y, sample_weight=w)
+    tree = model.tree_
+    paths = model.decision_path(X).toarray().astype(bool)
+
+    def cost(rows, left):
+        return _summed_abs_error(Y[rows & left], w[rows & left]) + _summed_abs_error(Y[rows & ~left], w[rows & ~left])
+
+    for k in np.flatnonzero(tree.children_left >= 0):
+        rows = paths[:, k]
+        best = np.inf
+        for f in range(X.shape[1]):
+            nan = np.isnan(X[:, f])
+            values = np.unique(X[rows & ~nan, f])
+            for thr in np.append(0.5 * (values[:-1] + values[1:]), np.inf):
+                left = ~nan & (X[:, f] <= thr)
+                for side in (left, left | nan):
+                    if 0 < (rows & side).sum() < rows.sum():
+                        best = min(best, cost(rows, side))
+        f = tree.feature[k]
+        nan = np.isnan(X[:, f])
+        left = (~nan & (X[:, f] <= tree.threshold[k])) | (nan & bool(tree.missing_go_to_left[k]))
+        chosen = cost(rows, left)
+        assert chosen <= best + 1e-9
+        # the children's W * impurity is the mean over the (two) outputs of their absolute errors
+        children = (tree.impurity[tree.children_left[k]] * w[rows & left].sum()
+                    + tree.impurity[tree.children_right[k]] * w[rows & ~left].sum())
+        assert_allclose(children, chosen / 2, atol=1e-9)
+
+
+@pytest.mark.parametrize("splitter", SPLITTERS)
+def test_absolute_error_repeated_output_is_the_single_output_tree(splitter):
+    # the same target twice: every split costs twice the single-output cost, the features and thresholds are
+    # drawn from the same random stream, so the tree is the single-output absolute-error tree
+    X, Y, w = _ae_data(5, n=150, n_outputs=1)
+    y = Y[:, 0]
+    X[::9, 2] = np.nan
+    kw = dict(criterion="absolute_error", splitter=splitter, max_features=2, min_samples_leaf=3, random_state=7)
+    single = DecisionTreeRegressor(**kw).fit(X, y, sample_weight=w)
+    double = DecisionTreeRegressor(**kw).fit(X, np.c_[y, y], sample_weight=w)
+    assert_array_equal(double.tree_.feature, single.tree_.feature)
+    assert_array_equal(double.tree_.threshold, single.tree_.threshold)
+    assert_array_equal(double.tree_.missing_go_to_left, single.tree_.missing_go_to_left)
+    assert_allclose(double.tree_.value[:, 0], single.tree_.value[:, 0])
+    assert_allclose(double.tree_.value[:, 1], single.tree_.value[:, 0])
+    assert_allclose(double.tree_.impurity, single.tree_.impurity, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("Forest", [RandomForestRegressor, ExtraTreesRegressor])
+@pytest.mark.parametrize("splitter", SPLITTERS)
+def test_absolute_error_forests(Forest, splitter):
+    rng = np.random.RandomState(6)
+    X, X_test = rng.uniform(size=(200, 4)), rng.uniform(size=(200, 4))
+    w = 0.5 + rng.uniform(size=200)
+
+    def targets(X):
+        signal = np.c_[X[:, 0] - 2 * X[:, 3], np.sin(3 * X[:, 1]), np.zeros(len(X))]
+        return signal + 0.2 * rng.standard_normal((len(X), 3))
+
+    Y, Y_test = targets(X), targets(X_test)
+    kw = dict(n_estimators=5, criterion="absolute_error", splitter=splitter, min_samples_leaf=3, random_state=0)
+    a = Forest(**kw).fit(X, Y, sample_weight=w)
+    pred = a.predict(X_test)
+    assert pred.shape == (200, 3)
+    assert_array_equal(pred, Forest(**kw).fit(X, Y, sample_weight=w).predict(X_test))
+    # better than each output's median on held-out data, for the two outputs that depend on X
+    for o in (0, 1):
+        assert np.mean(np.abs(pred[:, o] - Y_test[:, o])) < np.mean(np.abs(Y_test[:, o] - np.median(Y[:, o])))
+    assert_array_equal(pickle.loads(pickle.dumps(a)).predict(X_test), pred)
+    assert_allclose(a.feature_importances_.sum(), 1.0)

@@ -5,9 +5,11 @@ of them, and a node's impurity is the mean over the outputs of each output's
 impurity (Breiman et al. 1984 applied per output; the multi-output criterion
 of scikit-learn's trees).  For classification the impurity of output ``o`` is
 the Gini index or the entropy (bits) of its class distribution in the node;
-for regression it is the variance of output ``o`` (squared error) or its
+for regression it is the variance of output ``o`` (squared error), its
 half Poisson deviance (a split must leave both children a positive sum of
-every output, as for one output).
+every output, as for one output) or its mean absolute deviation from its
+weighted median (absolute error; the node predicts every output's weighted
+median).
 
 This module has its own grower (:func:`grow_multi`), compiled apart from the
 single-output growers of :mod:`.grower`, so that single-output trees keep
@@ -31,15 +33,23 @@ or ``2 + n_outputs`` (regression) statistics: a split's cost for squared
 error needs ``sum w y_o**2`` of the node only.
 
 A node's value row has ``n_outputs * K`` entries (class proportions of each
-output, zero-padded) or ``n_outputs`` (means); a fitted :class:`.tree.Tree`
-keeps it flat, and shows it as ``(n_nodes, n_outputs, K)`` in ``value``.
+output, zero-padded) or ``n_outputs`` (means, or medians); a fitted
+:class:`.tree.Tree` keeps it flat, and shows it as ``(n_nodes, n_outputs, K)``
+in ``value``.
+
+Absolute error has no sufficient statistics (a median needs the rows): its
+nodes carry the squared-error vector above for their row counts and weights,
+and :func:`_search_absolute` ranks every output's targets in the node and
+runs the Fenwick-tree passes of :mod:`.splitters.absolute` once per output,
+summing the outputs' prefix and suffix errors (``O(n_outputs n log n)`` per
+candidate feature).
 """
 
 import numpy as np
 
 from .._jit import njit
 from .binning import MISSING_BIN
-from .criteria import GINI, POISSON, POISSON_EPS, SQUARED_ERROR, q_of
+from .criteria import ABSOLUTE_ERROR, GINI, POISSON, POISSON_EPS, SQUARED_ERROR, q_of
 from .data import n_features as data_n_features
 from .data import value as data_value
 from .grower import (
@@ -51,6 +61,7 @@ from .splitters import EXACT, HIST, RANDOM
 from .splitters._common import (
     INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, reset_record, same_value,
 )
+from .splitters.absolute import _scan_groups, _two_side_errors, prefix_errors, rank_node
 from .splitters.exact import midpoint
 
 _LOG2 = np.log(2.0)
@@ -513,6 +524,188 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
 
 
 @njit
+def _rank_outputs(Y, w, start, end, n_out, ycol, ranks, inv, sorted_y, medians):
+    """Rank every output's targets over the node ``start:end`` (absolute error); returns ``sum_o AE_o``.
+
+    ``ycol[o, start:end]`` receives output ``o``'s targets in node order (the
+    1-D layout of :mod:`.splitters.absolute`); ``ranks[o]``, ``inv[o]`` and
+    ``sorted_y[o]`` are :func:`.splitters.absolute.rank_node`'s arrays of
+    output ``o`` and ``medians[o]`` its weighted median.
+    """
+    acc = 0.0
+    for o in range(n_out):
+        yo = ycol[o]
+        for p in range(start, end):
+            yo[p] = Y[p, o]
+        ae, med = rank_node(yo, w, start, end, ranks[o], inv[o], sorted_y[o])
+        medians[o] = med
+        acc += ae
+    return acc
+
+
+@njit
+def _random_cost_multi(keys, thr, nan_left, go_left, inv, sorted_y, w, start, n, n_out, total, min_samples_leaf,
+                       min_weight_leaf):
+    """Summed absolute errors of the children of the threshold ``thr`` (NaN rows, keyed +inf, left when
+    ``nan_left``) over the outputs; ``(cost, n_left)``, cost +inf when the split is not allowed."""
+    n_left = 0
+    w_left = 0.0
+    for k in range(n):
+        v = keys[k]
+        g = (v <= thr and v < np.inf) or (nan_left and v == np.inf)
+        go_left[k] = g
+        n_left += g
+        w_left += w[start + k] if g else 0.0
+    if not _feasible(n_left, w_left, total, min_samples_leaf, min_weight_leaf):
+        return INF, n_left
+    w_right = total[1] - w_left
+    acc = 0.0
+    for o in range(n_out):
+        acc += _two_side_errors(go_left, inv[o], sorted_y[o], w, start, n, w_left, w_right)
+    return acc, n_left
+
+
+@njit
+def _ordered_errors(order, n, n_out, ranks, sorted_y, w, ycol, start, fw, fwy, buf, pre, suf):
+    """``pre[k]`` / ``suf[k]``: summed over the outputs, the absolute error of ``order[:k + 1]`` / ``order[k:]``."""
+    pre[:n] = 0.0
+    suf[:n] = 0.0
+    for o in range(n_out):
+        prefix_errors(order, n, ranks[o], sorted_y[o], w, ycol[o], start, n, fw, fwy, buf, False)
+        for k in range(n):
+            pre[k] += buf[k]
+        prefix_errors(order, n, ranks[o], sorted_y[o], w, ycol[o], start, n, fw, fwy, buf, True)
+        for k in range(n):
+            suf[k] += buf[k]
+
+
+@njit
+def _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, total, max_features,
+                     min_samples_leaf, min_weight_leaf, feats, rng, ranks, inv, sorted_y, keys, fw, fwy, buf, pre,
+                     suf, go_left, rec, n_evals):
+    """Best absolute-error split of the node ``idx[start:end]`` over every output, into ``rec``.
+
+    A split costs the sum over outputs of its children's absolute errors
+    (scikit-learn's multi-output absolute error: the mean over outputs of
+    each output's mean absolute deviation from its weighted median, times the
+    node weight), which ``rec[REC_COST]`` holds divided by ``n_outputs``.
+    Call :func:`_rank_outputs` on the node first.  The candidates are those
+    of :func:`.splitters.absolute.split_absolute` for the same splitter
+    (every midpoint, every bin boundary, or one uniform threshold; NaN rows
+    tried on both sides), each output's prefix and suffix errors coming from
+    its own Fenwick-tree pass, ``O(n_outputs n log n)`` per feature.
+    Features are drawn as in :func:`_search` (the multi-output grower's
+    random stream).
+    """
+    reset_record(rec)
+    n = end - start
+    n_features = feats.shape[0]
+    n_valid = 0
+    # distinct splits can cost exactly the same (the error is piecewise linear in the targets): the first in
+    # candidate order is kept, and a later one must beat it by more than the rounding of the sums
+    scale = 0.0
+    for o in range(n_out):
+        for p in range(start, end):
+            scale += w[p] * abs(ycol[o, p])
+    tol = 1e-12 * scale
+    for j in range(n_features):
+        if n_valid >= max_features:
+            break
+        r = j + rng_randint(rng, n_features - j)
+        f = feats[r]
+        feats[r] = feats[j]
+        feats[j] = f
+        n_evals[0] += n
+        # the feature's values in node order; a NaN (or the missing bin) is keyed +inf, so it sorts last
+        lo = np.inf
+        hi = -np.inf
+        n_nan = 0
+        w_nan = 0.0
+        for k in range(n):
+            if splitter == HIST:
+                code = Xb[f, idx[start + k]]
+                v = np.nan if code == MISSING_BIN else float(code)
+            else:
+                v = float(data_value(Xf, f, idx[start + k]))
+            if v != v:
+                keys[k] = np.inf
+                n_nan += 1
+                w_nan += w[start + k]
+            else:
+                keys[k] = v
+                lo = min(lo, v)
+                hi = max(hi, v)
+        m = n - n_nan
+        if m == 0:
+            continue
+        constant = hi <= lo if splitter == HIST else same_value(lo, hi)
+        if constant and n_nan == 0:
+            continue
+        n_valid += 1
+        if splitter == RANDOM:  # one threshold; NaN rows on the cheaper side
+            if constant:
+                thr = np.inf  # the only split: values vs NaN
+            else:
+                thr = lo + rng_uniform(rng) * (hi - lo)
+                if thr >= hi:
+                    thr = lo
+            c, n_left = _random_cost_multi(keys, thr, False, go_left, inv, sorted_y, w, start, n, n_out, total,
+                                           min_samples_leaf, min_weight_leaf)
+            ml = 1.0 if n_nan == 0 and n_left > n - n_left else 0.0
+            if n_nan > 0 and thr < np.inf:
+                c2, _ = _random_cost_multi(keys, thr, True, go_left, inv, sorted_y, w, start, n, n_out, total,
+                                           min_samples_leaf, min_weight_leaf)
+                if c2 < c - tol:
+                    c = c2
+                    ml = 1.0
+            if c < rec[REC_COST] - tol:
+                rec[REC_COST] = c
+                rec[REC_FEATURE] = f
+                rec[REC_MISSING_LEFT] = ml
+                rec[REC_BIN] = -1.0
+                rec[REC_THRESHOLD] = thr
+            continue
+        order = np.argsort(keys[:n], kind="mergesort")
+        vals = keys[:n][order]
+        groups = vals.copy()
+        if splitter == EXACT:
+            # scikit-learn's rule (see same_value): a value within 1e-7 of the one before it joins its group
+            for p in range(1, m):
+                if same_value(vals[p - 1], vals[p]):
+                    groups[p] = groups[p - 1]
+        # NaN rows right (and, with NaN rows, every value left of them), then NaN rows left
+        _ordered_errors(order, n, n_out, ranks, sorted_y, w, ycol, start, fw, fwy, buf, pre, suf)
+        c, pos = _scan_groups(groups, m, m if n_nan > 0 else m - 1, order, 0, 0.0, pre, suf, w, start, total,
+                              min_samples_leaf, min_weight_leaf, tol)
+        ml = 1.0 if n_nan == 0 and pos + 1 > n - pos - 1 else 0.0
+        if n_nan > 0 and m > 1:
+            order_l = np.concatenate((order[m:], order[:m]))
+            _ordered_errors(order_l, n, n_out, ranks, sorted_y, w, ycol, start, fw, fwy, buf, pre, suf)
+            c2, pos2 = _scan_groups(groups, m, m - 1, order_l, n_nan, w_nan, pre, suf, w, start, total,
+                                    min_samples_leaf, min_weight_leaf, tol)
+            if pos2 >= 0 and c2 < c - tol:
+                c = c2
+                pos = pos2
+                ml = 1.0
+        if pos >= 0 and c < rec[REC_COST] - tol:
+            rec[REC_COST] = c
+            rec[REC_FEATURE] = f
+            rec[REC_MISSING_LEFT] = ml
+            if pos == m - 1:  # every value left, NaN rows right
+                rec[REC_BIN] = MISSING_BIN - 1 if splitter == HIST else -1.0
+                rec[REC_THRESHOLD] = np.inf
+            elif splitter == HIST:
+                b = int(vals[pos])
+                rec[REC_BIN] = b
+                rec[REC_THRESHOLD] = edges[f, b]
+            else:
+                rec[REC_BIN] = -1.0
+                rec[REC_THRESHOLD] = midpoint(vals[pos], vals[pos + 1])
+    if rec[REC_COST] < INF:
+        rec[REC_COST] /= n_out
+
+
+@njit
 def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold, missing_left, ibuf, wbuf, ybuf,
                clf, n_out, K, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` (``w`` and the rows of ``Y`` travel with it).
@@ -574,14 +767,16 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
 
     ``Y_all`` is float64 ``(n_samples, n_outputs)``: class codes (``K`` the
     largest number of classes) or targets (``K = 1``).  ``criterion`` is
-    GINI, ENTROPY, SQUARED_ERROR or POISSON; ``splitter`` HIST, EXACT or RANDOM.
+    GINI, ENTROPY, SQUARED_ERROR, POISSON or ABSOLUTE_ERROR; ``splitter`` HIST,
+    EXACT or RANDOM.
     Other arguments as in :func:`.grower._make_grower`'s ``grow_tree``
     (``max_depth`` and ``max_leaf_nodes`` -1 for none); ``pool_slots``
     histogram buffers are kept for the sibling subtraction (hist splitter
-    with every feature a candidate; 0 disables).  Growth is depth-first, or
+    with every feature a candidate, not absolute error; 0 disables).  Growth is depth-first, or
     best-first (largest impurity decrease first) with ``max_leaf_nodes``.
     """
     clf = criterion < SQUARED_ERROR
+    absolute = criterion == ABSOLUTE_ERROR
     n_out = Y_all.shape[1]
     if not clf:
         K = 1
@@ -615,7 +810,21 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
     cum = np.zeros(n_stats)
     tmp = np.zeros(n_stats)
     rec = np.empty(REC_SIZE)
-    use_pool = is_hist and pool_slots > 0 and max_features >= n_features
+    # absolute error searches the rows themselves (per output ranks and Fenwick trees): no histograms
+    use_pool = is_hist and pool_slots > 0 and max_features >= n_features and not absolute
+    n_ae = n_rows if absolute else 0
+    ycol = np.empty((n_out, n_ae))
+    ae_ranks = np.empty((n_out, n_ae), np.int64)
+    ae_inv = np.empty((n_out, n_ae), np.int64)
+    ae_sorted = np.empty((n_out, n_ae))
+    ae_keys = np.empty(n_ae)
+    ae_fw = np.empty(n_ae + 1)
+    ae_fwy = np.empty(n_ae + 1)
+    ae_buf = np.empty(n_ae)
+    ae_pre = np.empty(n_ae)
+    ae_suf = np.empty(n_ae)
+    ae_left = np.empty(n_ae, np.bool_)
+    medians = np.empty(n_out)
     n_pool = pool_slots if use_pool else 0
     pool = np.empty((n_pool, n_features if use_pool else 0, MISSING_BIN + 1, n_hist))
     scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_hist) if is_hist else (0, 0, n_hist))
@@ -668,7 +877,10 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
             n_leaves += 1
             if parent >= 0:
                 table[parent, COL_LEFT if pend[q, 4] == 1 else COL_RIGHT] = node
-            wimp = weighted_impurity_multi(tot, criterion, n_out, K)
+            if absolute:
+                wimp = _rank_outputs(Y, w, start, end, n_out, ycol, ae_ranks, ae_inv, ae_sorted, medians) / n_out
+            else:
+                wimp = weighted_impurity_multi(tot, criterion, n_out, K)
             table[node, COL_LEFT] = -1
             table[node, COL_RIGHT] = -1
             table[node, COL_FEATURE] = -1
@@ -680,7 +892,11 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
             table[node, COL_IMPURITY] = wimp / tot[1]
             table[node, COL_IMPROVEMENT] = 0.0
             table[node, COL_OBLIQUE] = -1
-            _node_value(tot, clf, n_out, K, values[node])
+            if absolute:
+                for o in range(n_out):
+                    values[node, o] = medians[o]
+            else:
+                _node_value(tot, clf, n_out, K, values[node])
             leaf = (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
                     or tot[1] < 2.0 * min_weight_leaf or wimp / tot[1] <= _DBL_EPS)
             gain = 0.0
@@ -689,9 +905,14 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
                     n_free -= 1
                     slot = free_slots[n_free]
                     ready = 0
-                _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
-                        max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1, scratch,
-                        keys, raw, pos, counts, vals, miss, cum, tmp, rec, n_evals)
+                if absolute:
+                    _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, tot, max_features,
+                                     min_samples_leaf, min_weight_leaf, feats, rng, ae_ranks, ae_inv, ae_sorted,
+                                     ae_keys, ae_fw, ae_fwy, ae_buf, ae_pre, ae_suf, ae_left, rec, n_evals)
+                else:
+                    _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
+                            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1,
+                            scratch, keys, raw, pos, counts, vals, miss, cum, tmp, rec, n_evals)
                 gain = wimp - rec[REC_COST]
                 leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
             if leaf:

@@ -436,6 +436,17 @@ class BaseForest(EngineEstimator):
         when ``bootstrap=False`` or when the tree was grown on every row
         because its draw held only rows of weight 0.  Computed from the
         trees' seeds on each access, not stored.
+
+        Unlike scikit-learn's, a tree refitted on these rows
+        (``clone(forest.estimators_[i]).fit(X[rows], y[rows])``) is in
+        general not the forest's tree: the forest grows tree ``i`` from a
+        63-bit seed of its own, and the tree's ``random_state`` (the seed's
+        low 32 bits, which give the bootstrap draws) makes a tree's ``fit``
+        draw another seed, below ``2**31 - 1``, so the features drawn at each
+        node (and Extra Trees' thresholds) differ.  Grown with the forest's
+        seed on the repeated rows, the tree is the forest's (the same splits;
+        with ``splitter="hist"`` where each feature has at most ``max_bins``
+        distinct values, since the bins are those of the forest's data).
         """
         check_is_fitted(self)
         n = self._n_samples_fit

@@ -145,11 +145,12 @@ _REG_ATTRS = """
     oob_prediction_ : ndarray (n_samples,), OOB predictions; (n_samples, n_outputs) for several outputs
 
     Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted as in
-    scikit-learn, with criterion "squared_error" or "poisson": each tree
-    predicts every output (the impurity is the mean over the outputs),
-    ``predict`` returns ``(n_samples, n_outputs)``, ``oob_score_`` is the R^2
-    averaged over the outputs.  "absolute_error", ``monotonic_cst`` and
-    ``splitter="stochastic"`` are refused with a ``ValueError`` on such ``y``.
+    scikit-learn, with criterion "squared_error", "poisson" or "absolute_error"
+    (leaves predict each output's weighted median): each tree predicts every
+    output (the impurity is the mean over the outputs), ``predict`` returns
+    ``(n_samples, n_outputs)``, ``oob_score_`` is the R^2 averaged over the
+    outputs.  ``monotonic_cst`` and ``splitter="stochastic"`` are refused with
+    a ``ValueError`` on such ``y``.
 """
 
 

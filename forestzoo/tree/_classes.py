@@ -413,13 +413,13 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     :class:`DecisionTreeClassifier`.
 
     Multi-output ``y`` (shape ``(n_samples, n_outputs)``) is fitted by one
-    tree with criterion "squared_error" (or "friedman_mse") or "poisson": a
-    node's impurity is the mean over the outputs of each output's variance
-    (half Poisson deviance), leaves predict each output's weighted mean,
-    ``predict`` returns ``(n_samples, n_outputs)`` and ``tree_.value`` has
-    shape ``(n_nodes, n_outputs, 1)``.  "absolute_error" (supported by
-    scikit-learn there), ``monotonic_cst`` and ``splitter="stochastic"`` are
-    refused with a ``ValueError`` on such ``y``.
+    tree with criterion "squared_error" (or "friedman_mse"), "poisson" or
+    "absolute_error": a node's impurity is the mean over the outputs of each
+    output's variance (half Poisson deviance, mean absolute deviation from
+    its weighted median), leaves predict each output's weighted mean (weighted
+    median), ``predict`` returns ``(n_samples, n_outputs)`` and ``tree_.value``
+    has shape ``(n_nodes, n_outputs, 1)``.  ``monotonic_cst`` and
+    ``splitter="stochastic"`` are refused with a ``ValueError`` on such ``y``.
 
     Parameters
     ----------
