@@ -335,17 +335,17 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
 
 
 #: Criteria of multi-output trees (:mod:`.multioutput`): the others have no multi-output search.
-MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse", "poisson")
+MULTI_OUTPUT_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse", "poisson", "absolute_error")
 
 
 def check_multi_output(splitter, params):
     """Raise a ``ValueError`` naming the reason when a multi-output tree cannot be grown with ``splitter``
     (a name or code) and ``params``.
 
-    Supported: the ``gini``, ``entropy`` / ``log_loss``, ``squared_error`` and
-    ``poisson`` criteria, the exact, random and hist splitters; not monotonic
-    constraints (scikit-learn refuses them too), the stochastic splitter or
-    the absolute_error criterion.
+    Supported: the ``gini``, ``entropy`` / ``log_loss``, ``squared_error``,
+    ``poisson`` and ``absolute_error`` criteria, the exact, random and hist
+    splitters; not monotonic constraints (scikit-learn refuses them too) or
+    the stochastic splitter.
     """
     if params.criterion not in MULTI_OUTPUT_CRITERIA:
         raise ValueError(f"criterion={params.criterion!r} does not support multi-output y (a 2-D y with several "
