@@ -73,8 +73,10 @@ import inspect
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from ._dask_hist import GlobalGrower, check_global
 from ._validation import keep_state_on_error
 from .ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 
@@ -228,7 +230,7 @@ def warm_up(client, estimator, n_features):
 def _in_memory(estimator):
     """An unfitted in-memory forest (the estimator's base class) with the estimator's parameters."""
     base = getattr(type(estimator), "_in_memory_class", None) or type(estimator)
-    return base(**{k: v for k, v in estimator.get_params(deep=False).items() if k != "client"})
+    return base(**{k: v for k, v in estimator.get_params(deep=False).items() if k not in ("client", "bagging")})
 
 
 def _is_dask_frame(obj):
@@ -383,6 +385,9 @@ class _DaskForestMixin:
 
     def _fit_dask(self, X, y, sample_weight):
         self._validate_params()
+        global_bagging = self.bagging == "global"
+        if global_bagging:
+            check_global(self)
         if self.oob_score:
             raise ValueError(f"oob_score=True is not supported by {type(self).__name__}: each tree's out-of-bag "
                              "rows would span workers.")
@@ -442,6 +447,16 @@ class _DaskForestMixin:
                 else:
                     class_weights = np.array([class_weight.get(c, 1.0) for c in classes.tolist()], dtype=np.float64)
                 forest.set_params(class_weight=None)
+
+        if global_bagging:
+            warm_up(client, forest, n_features)
+            grower = GlobalGrower(forest, client, packed, holders, n_rows, classes, class_weights, n_features)
+            trees, seeds, n_draws = grower.fit(self.random_state)
+            if classes is not None:
+                forest.classes_, forest.n_classes_ = classes, int(classes.shape[0])
+            estimators = [forest._wrap_tree(tree, int(seed), n_draws, grower.params) for tree, seed in zip(trees, seeds)]
+            self._set_fitted(X, n_features, classes, estimators, seeds)
+            return self
 
         # 3. group the non-empty partitions by the worker holding them; trees in proportion to rows
         groups = {}
@@ -506,7 +521,7 @@ class _DaskForestMixin:
         check_is_fitted(self)
         local = _in_memory(self)
         params = set(local.get_params(deep=False))
-        local.__dict__.update({k: v for k, v in self.__dict__.items() if k not in params and k != "client"})
+        local.__dict__.update({k: v for k, v in self.__dict__.items() if k not in params and k not in ("client", "bagging")})
         return local
 
     def __getstate__(self):
@@ -576,10 +591,12 @@ def _dask_class(name, base, mixin):
     """The Dask estimator of the in-memory forest ``base``: its parameters plus ``client``."""
     signature = inspect.signature(base.__init__)
     params = list(signature.parameters.values())
+    params.append(inspect.Parameter("bagging", inspect.Parameter.KEYWORD_ONLY, default="local"))
     params.append(inspect.Parameter("client", inspect.Parameter.KEYWORD_ONLY, default=None))
 
-    def __init__(self, *args, client=None, **kwargs):
+    def __init__(self, *args, bagging="local", client=None, **kwargs):
         base.__init__(self, *args, **kwargs)
+        self.bagging = bagging
         self.client = client
 
     __init__.__signature__ = signature.replace(parameters=params)
@@ -592,6 +609,11 @@ def _dask_class(name, base, mixin):
            "        from distributed import Client\n"
            f"        model = {name}(n_estimators=100, client=Client(address)).fit(X_dask, y_dask)\n\n"
            f"    Parameters\n    ----------\n{base_params.rstrip()}\n"
+           "    bagging : {\"local\", \"global\"}, default=\"local\"\n"
+           "        ``\"local\"``: each tree is grown by the in-memory forest on a bootstrap of one\n"
+           "        worker's rows.  ``\"global\"``: each tree is a bootstrap of all rows, its upper\n"
+           "        levels chosen on histograms summed over every partition (``splitter=\"hist\"``,\n"
+           "        criteria gini, entropy, squared error).  See :mod:`forestzoo.dask`.\n"
            "    client : distributed.Client or None, default=None\n"
            "        The cluster to fit on; None uses the current default client.\n\n"
            "    Examples\n    --------\n"
@@ -601,7 +623,8 @@ def _dask_class(name, base, mixin):
            "    (True, 8)\n")
     cls = type(name, (mixin, base), {
         "__init__": __init__, "__doc__": doc, "__module__": __name__, "_in_memory_class": base,
-        "_parameter_constraints": {**base._parameter_constraints, "client": "no_validation"},
+        "_parameter_constraints": {**base._parameter_constraints, "client": "no_validation",
+                                   "bagging": [StrOptions({"local", "global"})]},
     })
     __init__.__qualname__ = f"{name}.__init__"
     return cls
