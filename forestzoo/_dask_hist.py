@@ -58,10 +58,11 @@ from ._jit import njit
 #: Largest number of order statistics per feature a partition sends for the bin edges.
 SKETCH_POINTS = 2048
 #: A node with fewer distinct rows than this is grown to its end on one worker by the in-memory engine.
-LOCAL_ROWS = 50_000
+LOCAL_ROWS = 100_000
 #: Trees grown together (one pass over the partitions per level serves all of them).
 BATCH_TREES = 32
 MISSING = 255
+_LEVEL = 10  # Dask priority of the tasks of the levels: ahead of the queued subtree fits, which need no round trip
 _DBL_EPS = np.finfo(np.float64).eps
 GLOBAL_CRITERIA = ("gini", "entropy", "log_loss", "squared_error", "friedman_mse")
 
@@ -406,14 +407,14 @@ class GlobalGrower:
         for i, holder in enumerate(self.holders):
             args = [a[i] for a in per_part]
             futures.append(self.client.submit(fn, *args, *shared, workers=None if holder is None else [holder],
-                                              allow_other_workers=True, pure=False))
+                                              allow_other_workers=True, pure=False, priority=_LEVEL))
         return futures
 
     def _sum(self, futures):
         """The sum of ``futures`` by a fixed binary tree (pairs of neighbours), as one future."""
         level = list(futures)
         while len(level) > 1:
-            nxt = [self.client.submit(add, level[i], level[i + 1], pure=False) for i in range(0, len(level) - 1, 2)]
+            nxt = [self.client.submit(add, level[i], level[i + 1], pure=False, priority=_LEVEL) for i in range(0, len(level) - 1, 2)]
             if len(level) % 2:
                 nxt.append(level[-1])
             level = nxt
@@ -427,7 +428,7 @@ class GlobalGrower:
         est = self.est
         sketches = self.client.gather(self._on_parts(sketch, self.packed, shared=(SKETCH_POINTS,)))
         self.edges, self.n_bins = merge_edges(sketches, self.n_features, est.max_bins)
-        edges_f = self.client.scatter(self.edges, broadcast=True)
+        edges_f = self.client.scatter(self.edges, broadcast=True, hash=False)
         self.edges_future = edges_f
         self.binned = self._on_parts(bin_partition, self.packed,
                                      shared=(edges_f, self.n_bins, self.classes, self.class_weights))
@@ -456,7 +457,8 @@ class GlobalGrower:
         else:
             shares = np.zeros((n_trees, len(self.packed)), dtype=np.int64)
         state = [client.submit(start_state, b, i, seeds, shares[:, i], bool(n_draws),
-                               workers=None if h is None else [h], allow_other_workers=True, pure=False)
+                               workers=None if h is None else [h], allow_other_workers=True, pure=False,
+                               priority=_LEVEL)
                  for i, (b, h) in enumerate(zip(self.binned, self.holders))]
         roots = [_Node(t, 0, None) for t in range(n_trees)]
         frontier = list(roots)  # node id in the partitions' state = position here
@@ -530,7 +532,7 @@ class GlobalGrower:
             tab = (table[0].astype(np.int32), table[1].astype(np.int32), table[2].astype(np.uint8),
                    table[3].astype(np.int32), table[4].astype(np.int32))
             state = [client.submit(route, b, s, tab, workers=None if h is None else [h], allow_other_workers=True,
-                                   pure=False) for b, s, h in zip(self.binned, state, self.holders)]
+                                   pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
             frontier = nxt
         results = client.gather([job for _, job in local_jobs])
         for (nd, _), sub in zip(local_jobs, results):
@@ -567,7 +569,8 @@ class GlobalGrower:
         req_feat = np.concatenate([feats[k] for k in sorted(feats)]).astype(np.int64)
         req_nodes = [k for k in sorted(feats) for _ in range(feats[k].shape[0])]
         parts = [self.client.submit(histograms_of, b, s, req_ptr, req_feat, self.n_stats, self.classification,
-                                    workers=None if h is None else [h], allow_other_workers=True, pure=False)
+                                    workers=None if h is None else [h], allow_other_workers=True, pure=False,
+                                    priority=_LEVEL)
                  for b, s, h in zip(self.binned, state, self.holders)]
         hist = self.client.gather(self._sum(parts))
         return hist, req_nodes, list(req_feat)
@@ -600,7 +603,7 @@ class GlobalGrower:
         client = self.client
         ids = np.asarray(local_ids, dtype=np.int32)
         pieces = [client.submit(extract, b, s, ids, workers=None if h is None else [h], allow_other_workers=True,
-                                pure=False) for b, s, h in zip(self.binned, state, self.holders)]
+                                pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
         tree_class = type(self.est)._tree_class
         est, p = self.est, self.params
         jobs = []
@@ -616,16 +619,17 @@ class GlobalGrower:
                           max_bins=MAX_BINS, random_state=int(rngs[nd.tree].integers(2**31 - 1)))
             spec = (tree_class, params, self.n_classes, self.classification)
             mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
-                                  allow_other_workers=True, pure=False) for pc, h in zip(pieces, self.holders)]
+                                  allow_other_workers=True, pure=False, priority=_LEVEL) for pc, h in zip(pieces, self.holders)]
             jobs.append((nd, client.submit(grow_local, spec, self.edges_future, *mine, pure=False)))
         return jobs
 
     def _assemble(self, root):
         """The tree rooted at ``root`` as an engine :class:`Tree` (preorder, children after their parent)."""
-        rows, values = [], []
+        segments, values = [], []
+        size = [0]
 
         def visit(nd):
-            at = len(rows)
+            at = size[0]
             if isinstance(nd.subtree, tuple):
                 sub_nodes, sub_values = nd.subtree
                 sub = sub_nodes.copy()
@@ -633,17 +637,19 @@ class GlobalGrower:
                 sub["left"][inner] += at
                 sub["right"][inner] += at
                 sub["depth"] += nd.depth
-                rows.extend(sub)
-                values.extend(sub_values)
+                segments.append(sub)
+                values.append(sub_values)
+                size[0] += sub.shape[0]
                 return at
-            rec = np.zeros(1, dtype=NODE_DTYPE)[0]
+            rec = np.zeros(1, dtype=NODE_DTYPE)
             rec["depth"] = nd.depth
             rec["n_samples"] = int(nd.tot[0])
             rec["weighted_n_samples"] = nd.tot[1]
             rec["impurity"] = nd.wimp / nd.tot[1] if nd.tot[1] > 0 else 0.0
             rec["oblique"] = -1
-            rows.append(rec)
-            values.append(_value(nd.tot, self.criterion))
+            segments.append(rec)
+            values.append(_value(nd.tot, self.criterion)[None, :])
+            size[0] += 1
             if nd.left is None:
                 rec["left"] = rec["right"] = TREE_LEAF
                 rec["feature"] = -1
@@ -653,12 +659,9 @@ class GlobalGrower:
             rec["threshold"] = np.inf if b >= MISSING - 1 or b >= self.n_bins[f] - 1 else self.edges[f, b]
             rec["missing_left"] = int(ml)
             rec["improvement"] = nd.wimp - cost
-            left = visit(nd.left)
-            right = visit(nd.right)
-            rows[at]["left"] = left
-            rows[at]["right"] = right
+            rec["left"] = visit(nd.left)
+            rec["right"] = visit(nd.right)
             return at
 
         visit(root)
-        nodes = np.array(rows, dtype=NODE_DTYPE)
-        return Tree(nodes, np.array(values, dtype=np.float64), self.n_features)
+        return Tree(np.concatenate(segments), np.concatenate(values).astype(np.float64), self.n_features)
