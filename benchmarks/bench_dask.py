@@ -44,6 +44,18 @@ def _dask_data(n_rows, n_features, n_blocks, seed):
 
 
 def _peak_rss_mb():
+    """Peak resident memory of this process (MiB): its ``VmHWM``.
+
+    ``ru_maxrss`` is not used: Linux keeps it across ``execve``, so a worker
+    process started by a large parent would report the parent's peak.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

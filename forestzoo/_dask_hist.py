@@ -35,12 +35,11 @@ rows alone, gathered to one worker.
    histograms when some were constant), and the partitions route their rows
    to the children.
 4. **Small nodes.**  A node with fewer than :data:`LOCAL_ROWS` distinct rows
-   is grown by the in-memory ``DecisionTree*`` (``splitter="hist"``) on its
-   rows' codes, with the bootstrap counts times the weights as
-   ``sample_weight``, the remaining depth, the leaf sizes of the forest and a
-   seed drawn from the tree's generator; the subtree's thresholds (between
-   codes) become the bin edges they stand for, and it is grafted in place of
-   the node.
+   is gathered to one worker and grown to its end by the in-memory engine
+   (:func:`forestzoo._engine.api.grow`, hist splitter) on its rows' codes
+   and the global bin edges, with the bootstrap counts times the weights as
+   row weights, the remaining depth, the leaf sizes of the forest and a seed
+   drawn from the tree's generator; it is grafted in place of the node.
 5. The trees are ordinary :class:`~forestzoo._engine.api.Tree` objects (node
    arrays, thresholds the real bin edges), wrapped as the forest's tree
    estimators: the result predicts, pickles and saves like any in-memory
@@ -52,7 +51,10 @@ import operator
 import numpy as np
 
 from ._base import tree_params
-from ._engine.api import CRITERIA, MAX_BINS, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, Tree, draw_seeds, evaluate_split
+from ._engine.api import (
+    CRITERIA, HIST, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, TrainingData, Tree, TreeParams, TreeTarget, draw_seeds,
+    evaluate_split, grow,
+)
 from ._jit import njit
 
 #: Largest number of order statistics per feature a partition sends for the bin edges.
@@ -264,33 +266,20 @@ def extract(binned, state, nodes):
     return pieces
 
 
-def grow_local(spec, edges, *pieces):
-    """Grow one small node's subtree with the in-memory engine; its nodes (thresholds as bin edges) and values."""
-    tree_class, params, n_classes, classification = spec
-    codes = np.concatenate([p[0] for p in pieces], axis=1)
-    sw = np.concatenate([p[1] for p in pieces])
-    X = codes.T.astype(np.float32)
-    X[codes.T == MISSING] = np.nan
-    if classification:
-        y = np.concatenate([p[2] for p in pieces])
-    else:
-        y = np.concatenate([p[3] for p in pieces])
-    est = tree_class(**params).fit(X, y, sample_weight=sw)
-    tree = est.tree_
-    nodes = tree.nodes.copy()
-    inner = nodes["left"] != TREE_LEAF
-    f = nodes["feature"][inner]
-    t = nodes["threshold"][inner]
-    finite = np.isfinite(t)
-    real = np.full(t.shape, np.inf)
-    real[finite] = edges[f[finite], np.floor(t[finite]).astype(np.int64)]
-    nodes["threshold"][inner] = real
-    values = tree.values
-    if classification:
-        full = np.zeros((values.shape[0], n_classes))
-        full[:, est.classes_.astype(np.int64)] = values
-        values = full
-    return nodes, values
+def grow_local(spec, edges, n_bins, *pieces):
+    """Grow one small node's subtree with the in-memory engine on its rows' codes; its nodes and values.
+
+    The engine reads the codes with the forest's global bin edges, so the
+    subtree's thresholds are those edges, as the levels' are.
+    """
+    params, n_values, seed = spec
+    codes = np.ascontiguousarray(np.concatenate([p[0] for p in pieces], axis=1))
+    weights = np.concatenate([p[1] for p in pieces]).astype(np.float64)
+    yk = np.concatenate([p[2] for p in pieces]).astype(np.int32)
+    yr = np.concatenate([p[3] for p in pieces]).astype(np.float64)
+    data = TrainingData(HIST, codes.shape[0], codes, np.empty((0, 0), dtype=np.float32), edges, n_bins)
+    tree = grow(data, TreeTarget(yk, yr, n_values), weights, params, seed)
+    return tree.nodes, tree.values
 
 
 # -- client side: split search --------------------------------------------------------------------------------------
@@ -604,23 +593,22 @@ class GlobalGrower:
         ids = np.asarray(local_ids, dtype=np.int32)
         pieces = [client.submit(extract, b, s, ids, workers=None if h is None else [h], allow_other_workers=True,
                                 pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
-        tree_class = type(self.est)._tree_class
-        est, p = self.est, self.params
+        p = self.params
         jobs = []
         for j, k in enumerate(local_ids):
             nd = frontier[k]
-            node_w = nd.tot[1]
-            scale = self.root_weight[nd.tree] / node_w
-            params = dict(criterion=est.criterion, splitter="hist",
-                          max_depth=None if p.max_depth is None else p.max_depth - nd.depth,
-                          min_samples_split=p.min_samples_split, min_samples_leaf=p.min_samples_leaf,
-                          min_weight_fraction_leaf=min(p.min_weight_fraction_leaf * scale, 0.5),
-                          min_impurity_decrease=p.min_impurity_decrease * scale, max_features=self.max_features,
-                          max_bins=MAX_BINS, random_state=int(rngs[nd.tree].integers(2**31 - 1)))
-            spec = (tree_class, params, self.n_classes, self.classification)
+            # the engine measures min_weight_fraction_leaf and min_impurity_decrease against the subtree's root
+            scale = self.root_weight[nd.tree] / nd.tot[1]
+            params = TreeParams(criterion=p.criterion, max_features=self.max_features,
+                                max_depth=None if p.max_depth is None else p.max_depth - nd.depth,
+                                min_samples_split=p.min_samples_split, min_samples_leaf=p.min_samples_leaf,
+                                min_weight_fraction_leaf=p.min_weight_fraction_leaf * scale,
+                                min_impurity_decrease=p.min_impurity_decrease * scale)
+            spec = (params, max(self.n_classes, 1), int(rngs[nd.tree].integers(2**63 - 1)))
             mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
-                                  allow_other_workers=True, pure=False, priority=_LEVEL) for pc, h in zip(pieces, self.holders)]
-            jobs.append((nd, client.submit(grow_local, spec, self.edges_future, *mine, pure=False)))
+                                  allow_other_workers=True, pure=False, priority=_LEVEL)
+                    for pc, h in zip(pieces, self.holders)]
+            jobs.append((nd, client.submit(grow_local, spec, self.edges_future, self.n_bins, *mine, pure=False)))
         return jobs
 
     def _assemble(self, root):

@@ -6,11 +6,15 @@ the parameters of their in-memory forestzoo counterpart plus ``client``, and
 ``fit`` them on a ``dask.array`` or ``dask.dataframe`` ``X`` (and ``y``) whose
 partitions stay on the workers that hold them.
 
-Statistical design: per-worker bagging
---------------------------------------
+Statistical design
+------------------
 Breiman's bagging (Breiman, "Random Forests", 2001) grows each tree on a
-bootstrap sample of the whole training set.  Here each tree is grown on a
-bootstrap sample of the rows of **one worker**:
+bootstrap sample of the whole training set.  Two designs bring that to
+partitions that stay on their workers, chosen by the ``bagging`` parameter.
+
+``bagging="local"`` (the default): per-worker bagging
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Each tree is grown on a bootstrap sample of the rows of **one worker**:
 
 1. Every partition is converted once, where it is computed, to the engine's
    float32 rows (with its ``y`` and ``sample_weight`` moved next to it);
@@ -53,6 +57,60 @@ Consequences, measured in ``benchmarks/bench_dask.py`` (``docs/benchmarks/dask.m
 Peak memory of a worker is about twice its share of the float32 rows (the
 partitions and their concatenation) plus the ``uint8`` bins: give each worker
 a ``memory_limit`` above that.
+
+``bagging="global"``: one bootstrap of all rows per tree, splits on summed histograms
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Random forests with ``splitter="hist"`` and criterion gini, entropy or
+squared error can instead grow every tree as the in-memory forest does, on a
+bootstrap of **all** rows with bins from the quantiles of all rows, without
+moving the rows: the design of PLANET (Panda et al., "PLANET: massively
+parallel learning of tree ensembles with MapReduce", 2009) and of Spark
+MLlib's random forests (Meng et al., "MLlib: machine learning in Apache
+Spark", 2016), implemented in :mod:`forestzoo._dask_hist`:
+
+1. each partition sends per feature a summary of its sorted values (at most
+   2048 order statistics); the client merges them into one set of bin edges
+   (at most ``max_bins`` bins, NaN a bin of its own); every partition codes
+   its rows once (``uint8``) and keeps them;
+2. a tree's bootstrap is drawn without moving rows: ``Multinomial(n, n_i /
+   n)`` draws per partition on the client, then ``Multinomial(share_i, 1 /
+   n_i)`` counts for the rows of partition ``i`` from a seed of the tree and
+   ``i``;
+3. per level of a batch of trees, each partition adds its rows (weighted by
+   their counts) into histograms of every open node's candidate features
+   (``max_features`` of them, drawn per node on the client); Dask sums the
+   partitions' histograms in a fixed binary tree; the client chooses every
+   node's split with the engine's rules (``min_samples_leaf``,
+   ``min_samples_split``, ``min_weight_fraction_leaf``,
+   ``min_impurity_decrease``, ``max_depth``, NaN rows tried on both sides);
+   the partitions route their rows to the children;
+4. a node with fewer than 100000 distinct rows is gathered to one worker and
+   grown to its end by the in-memory ``DecisionTree*`` on its rows' codes,
+   with the bootstrap counts as weights, then grafted in;
+5. the trees are ordinary forestzoo trees whose thresholds are bin edges: the
+   fitted model is the in-memory forest's class (:meth:`to_local`).
+
+Consequences:
+
+* Every tree sees a bootstrap of all ``n`` rows and the bins of all rows, as
+  in memory; measured on 300000 x 20 rows (``docs/benchmarks/dask.md``) its
+  accuracy is within 0.3 pp of the in-memory forest's, where per-worker
+  bagging loses 0.7 to 1.1 pp.
+* The forest depends on ``random_state`` and on the partitioning (the
+  bootstrap counts are drawn per partition), not on which worker holds which
+  partition: the histograms are summed in the same order wherever they are.
+* The fit makes a round trip to the client per level above the small nodes
+  (a few levels), moves each small node's rows (its ``uint8`` codes, counts,
+  weights and targets) once, and pays one in-memory tree fit per small node;
+  on a cluster of few cores it is slower than per-worker bagging (see the
+  benchmark page).  A worker holds its partitions, their codes, an ``int32``
+  bootstrap count and node per row and tree of a batch of 32 trees, and the
+  small nodes it grows; the client holds histograms, splits and sketches.
+* Not supported (``ValueError`` before any work is scheduled): other
+  splitters (Extra Trees included), absolute error and Poisson,
+  ``max_leaf_nodes``, ``monotonic_cst``, ``ccp_alpha`` and
+  ``class_weight="balanced_subsample"``; ``oob_score`` and ``warm_start`` as
+  with per-worker bagging.
 
 Faults: a group's task is restricted to the worker holding its partitions;
 when that worker leaves the cluster, the task is submitted again without the

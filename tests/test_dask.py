@@ -349,3 +349,69 @@ def test_global_tree_is_the_in_memory_tree_on_the_same_bins(client, monkeypatch)
     top = [r for r in ours if r[2] >= 100]
     assert len(top) >= 7 and top == [r for r in theirs if r[2] >= 100]
     assert abs(len(ours) - len(theirs)) <= len(theirs) // 10
+
+
+def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_short(client, monkeypatch):
+    """Each local tree sees a bootstrap of half the rows; a global tree, like an in-memory one, of all of them."""
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 500)
+    X, y = _xor_data(4000, seed=1)
+    X_test, y_test = _xor_data(20000, seed=2)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    params = dict(n_estimators=20, random_state=0)
+    acc = {}
+    for bagging in ("local", "global"):
+        est = DaskRandomForestClassifier(**params, bagging=bagging, client=client).fit(Xd, yd)
+        acc[bagging] = (est.predict(X_test) == y_test).mean()
+    acc["memory"] = (RandomForestClassifier(**params).fit(X, y).predict(X_test) == y_test).mean()
+    assert acc["global"] >= acc["local"] + 0.01, acc
+    assert abs(acc["global"] - acc["memory"]) <= 0.006, acc
+
+
+@pytest.mark.parametrize("dask_cls, params, match", [
+    (DaskRandomForestRegressor, dict(criterion="absolute_error"), "criterion"),
+    (DaskRandomForestRegressor, dict(criterion="poisson"), "criterion"),
+    (DaskRandomForestClassifier, dict(splitter="exact"), "splitter"),
+    (DaskExtraTreesClassifier, {}, "splitter"),
+    (DaskRandomForestClassifier, dict(max_leaf_nodes=8), "max_leaf_nodes"),
+    (DaskRandomForestClassifier, dict(class_weight="balanced_subsample"), "balanced_subsample"),
+])
+def test_global_bagging_refuses_what_it_does_not_grow_before_scheduling(client, dask_cls, params, match):
+    X, y = da.zeros((10, 3), chunks=5), da.zeros(10, chunks=5)
+    before = _scheduler_transitions(client)
+    with pytest.raises(ValueError, match=match):
+        dask_cls(**params, bagging="global", client=client).fit(X, y)
+    with pytest.raises(ValueError, match="bagging"):
+        dask_cls(bagging="everywhere", client=client).fit(X, y)
+    assert _scheduler_transitions(client) == before
+
+
+def test_global_bagging_moves_histograms_not_rows(client, cluster, monkeypatch):
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "SKETCH_POINTS", 64)  # quantile summaries, not the columns
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 10)  # every node on histograms: no row leaves its worker
+    X, y = _data(n=60000, d=8)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    gathered = []
+    gather = client.gather
+
+    def recording_gather(futures, *args, **kwargs):
+        result = gather(futures, *args, **kwargs)
+        gathered.append(pickle.dumps(result))
+        return result
+
+    monkeypatch.setattr(client, "gather", recording_gather)
+    before = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    est = DaskRandomForestClassifier(n_estimators=2, max_depth=2, random_state=0, bagging="global", client=client)
+    est.fit(Xd, yd)
+    after = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    moved = sum(after.values()) - sum(before.values())
+    partition = X[:15000].nbytes
+    assert moved < partition, f"{moved} bytes moved between workers; one partition of X is {partition}"
+    assert gathered and sum(map(len, gathered)) < X.nbytes / 4
+    assert len(est.estimators_) == 2 and all(e.tree_.nodes["depth"].max() == 2 for e in est.estimators_)
+    assert (est.predict(X) == y).mean() > 0.8
