@@ -206,7 +206,13 @@ def _histograms(codes, yk, yr, w, counts, node, req_ptr, req_feat, classificatio
 
 
 def histograms_of(binned, state, req_ptr, req_feat, n_stats, classification):
-    """:func:`histograms` of a classification (per-class weights) or a regression (``sum w y``, ``sum w y**2``)."""
+    """Histograms ``(n_requests, 256, n_stats)`` of one partition's rows over their codes.
+
+    Request ``r`` is feature ``req_feat[r]`` of the node whose requests are
+    ``req_ptr[node]:req_ptr[node + 1]``.  Statistics per bin: distinct rows,
+    weight (bootstrap count times row weight), then per-class weights for a
+    classification, or ``sum w y`` and ``sum w y**2`` for a regression.
+    """
     codes, yk, yr, w = binned
     counts, node = state
     out = np.zeros((req_feat.shape[0], 256, n_stats))
@@ -344,7 +350,7 @@ class _Node:
     """One node of a tree under construction (its statistics, and its split or subtree once known)."""
 
     __slots__ = ("tree", "depth", "tot", "order", "cursor", "n_valid", "best", "left", "right", "subtree",
-                 "wimp", "rng_seed")
+                 "wimp")
 
     def __init__(self, tree, depth, tot):
         self.tree, self.depth, self.tot = tree, depth, tot

@@ -2,9 +2,9 @@
 
 :class:`DaskRandomForestClassifier`, :class:`DaskRandomForestRegressor`,
 :class:`DaskExtraTreesClassifier` and :class:`DaskExtraTreesRegressor` take
-the parameters of their in-memory forestzoo counterpart plus ``client``, and
-``fit`` them on a ``dask.array`` or ``dask.dataframe`` ``X`` (and ``y``) whose
-partitions stay on the workers that hold them.
+the parameters of their in-memory forestzoo counterpart plus ``bagging`` and
+``client``, and ``fit`` them on a ``dask.array`` or ``dask.dataframe`` ``X``
+(and ``y``) whose partitions stay on the workers that hold them.
 
 Statistical design
 ------------------
@@ -66,7 +66,7 @@ bootstrap of **all** rows with bins from the quantiles of all rows, without
 moving the rows: the design of PLANET (Panda et al., "PLANET: massively
 parallel learning of tree ensembles with MapReduce", 2009) and of Spark
 MLlib's random forests (Meng et al., "MLlib: machine learning in Apache
-Spark", 2016), implemented in :mod:`forestzoo._dask_hist`:
+Spark", 2016), implemented in ``forestzoo._dask_hist``:
 
 1. each partition sends per feature a summary of its sorted values (at most
    2048 order statistics); the client merges them into one set of bin edges
@@ -85,27 +85,31 @@ Spark", 2016), implemented in :mod:`forestzoo._dask_hist`:
    ``min_impurity_decrease``, ``max_depth``, NaN rows tried on both sides);
    the partitions route their rows to the children;
 4. a node with fewer than 100000 distinct rows is gathered to one worker and
-   grown to its end by the in-memory ``DecisionTree*`` on its rows' codes,
-   with the bootstrap counts as weights, then grafted in;
+   grown to its end by the in-memory engine (hist splitter) on its rows'
+   codes and the global bin edges, with the bootstrap counts as weights,
+   then grafted in;
 5. the trees are ordinary forestzoo trees whose thresholds are bin edges: the
    fitted model is the in-memory forest's class (:meth:`to_local`).
 
 Consequences:
 
 * Every tree sees a bootstrap of all ``n`` rows and the bins of all rows, as
-  in memory; measured on 300000 x 20 rows (``docs/benchmarks/dask.md``) its
-  accuracy is within 0.3 pp of the in-memory forest's, where per-worker
-  bagging loses 0.7 to 1.1 pp.
+  in memory.  Measured on 300000 x 20 rows, 20 trees
+  (``docs/benchmarks/dask.md``): test accuracy 0.17 pp below the in-memory
+  forest's at 2 and at 4 workers, where per-worker bagging was 0.30 pp (2
+  workers) and 1.14 pp (4 workers) below it.
 * The forest depends on ``random_state`` and on the partitioning (the
   bootstrap counts are drawn per partition), not on which worker holds which
   partition: the histograms are summed in the same order wherever they are.
 * The fit makes a round trip to the client per level above the small nodes
   (a few levels), moves each small node's rows (its ``uint8`` codes, counts,
-  weights and targets) once, and pays one in-memory tree fit per small node;
-  on a cluster of few cores it is slower than per-worker bagging (see the
-  benchmark page).  A worker holds its partitions, their codes, an ``int32``
-  bootstrap count and node per row and tree of a batch of 32 trees, and the
-  small nodes it grows; the client holds histograms, splits and sketches.
+  weights and targets) once, and calls the engine once per small node.  In
+  the same measurement it took 24.4 s on 2 workers and 41.2 s on 4 (worker
+  processes on 2 shared cores), against 18.4 s in memory and 10.1 s and
+  6.7 s for per-worker bagging, whose trees are grown on fewer rows.
+* A worker holds its partitions, their codes, an ``int32`` bootstrap count
+  and node per row and tree of a batch of 32 trees, and the small nodes it
+  grows; the client holds the sketches, histograms, splits and subtrees.
 * Not supported (``ValueError`` before any work is scheduled): other
   splitters (Extra Trees included), absolute error and Poisson,
   ``max_leaf_nodes``, ``monotonic_cst``, ``ccp_alpha`` and
@@ -118,6 +122,10 @@ restriction, its lost partitions are recomputed from their graph by
 ``distributed``, and the group's trees are the same (same rows, same seeds).
 When the data cannot be recomputed (e.g. scattered numpy arrays) or a task
 fails, ``fit`` raises and a previously fitted model is left as it was.
+With ``bagging="global"`` the tasks of the levels prefer the worker holding
+their partition without being restricted to it; what ``distributed`` cannot
+recompute after a worker's loss makes ``fit`` raise, leaving a previously
+fitted model as it was (only per-worker bagging's recovery is tested).
 
 Compilation: :func:`warm_up` compiles the estimator's Numba kernels on one
 worker first and then loads them on the others from the on-disk cache;

@@ -381,6 +381,13 @@ def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_s
 def test_global_bagging_refuses_what_it_does_not_grow_before_scheduling(client, dask_cls, params, match):
     X, y = da.zeros((10, 3), chunks=5), da.zeros(10, chunks=5)
     before = _scheduler_transitions(client)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the previous test's futures may still be being released
+        time.sleep(0.2)
+        now = _scheduler_transitions(client)
+        if now == before:
+            break
+        before = now
     with pytest.raises(ValueError, match=match):
         dask_cls(**params, bagging="global", client=client).fit(X, y)
     with pytest.raises(ValueError, match="bagging"):
