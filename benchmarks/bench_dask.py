@@ -10,6 +10,9 @@ forestzoo forest (``n_jobs`` = the number of cores) and scikit-learn's RF on
 a subsample of ``--sklearn-rows``.
 
     PYTHONPATH=. python benchmarks/bench_dask.py --rows 400000 --features 20 --trees 20 --workers 2 4
+
+``--bagging local global`` runs both designs of ``forestzoo.dask`` (per-worker
+bagging, and global bagging on summed histograms), each on a fresh cluster.
 """
 
 import argparse
@@ -41,10 +44,22 @@ def _dask_data(n_rows, n_features, n_blocks, seed):
 
 
 def _peak_rss_mb():
+    """Peak resident memory of this process (MiB): its ``VmHWM``.
+
+    ``ru_maxrss`` is not used: Linux keeps it across ``execve``, so a worker
+    process started by a large parent would report the parent's peak.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_dask(args, n_workers, X_test, y_test):
+def run_dask(args, n_workers, X_test, y_test, bagging="local"):
     import distributed
 
     from forestzoo.dask import DaskRandomForestClassifier
@@ -57,7 +72,8 @@ def run_dask(args, n_workers, X_test, y_test):
         X, y = client.persist([X, y])
         distributed.wait([X, y])
         t_data = time.perf_counter() - t0
-        est = DaskRandomForestClassifier(n_estimators=args.trees, max_features="sqrt", random_state=0, client=client)
+        est = DaskRandomForestClassifier(n_estimators=args.trees, max_features="sqrt", random_state=0, client=client,
+                                         bagging=bagging)
         t0 = time.perf_counter()
         est.fit(X, y)
         first = time.perf_counter() - t0
@@ -66,9 +82,10 @@ def run_dask(args, n_workers, X_test, y_test):
         second = time.perf_counter() - t0
         peaks = client.run(_peak_rss_mb)
         acc = float((est.predict(X_test) == y_test).mean())
-        row = dict(method=f"forestzoo.dask, {n_workers} workers", first_fit=first, fit=second, data=t_data,
+        row = dict(method=f"forestzoo.dask bagging={bagging}, {n_workers} workers", first_fit=first, fit=second,
+                   data=t_data,
                    peak_mb=max(peaks.values()), acc=acc)
-        if args.xgboost:
+        if args.xgboost and bagging == args.bagging[0]:
             row_x = _run_xgb(client, X, y, X_test, y_test, args)
             return [row, row_x]
         return [row]
@@ -147,6 +164,8 @@ def main():
     parser.add_argument("--sklearn-rows", type=int, default=100_000)
     parser.add_argument("--test-rows", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bagging", nargs="+", choices=["local", "global"], default=["local"],
+                        help="forestzoo.dask designs to run (a fresh cluster for each)")
     parser.add_argument("--xgboost", action="store_true")
     parser.add_argument("--xgb-depth", type=int, default=12)
     parser.add_argument("--skip-local", action="store_true")
@@ -169,15 +188,20 @@ def main():
           f"{args.trees} trees; worker memory_limit {args.memory_limit}", flush=True)
     rows = []
     for n in args.workers:
-        rows += run_dask(args, n, X_test, y_test)
-        print(rows[-1], flush=True)
+        for bagging in args.bagging:
+            rows += run_dask(args, n, X_test, y_test, bagging)
+            print(rows[-1], flush=True)
+    reference = None
     if not args.skip_local:
-        rows += run_local(args, X_test, y_test)
-    print("\n| method | first fit (s) | fit (s) | peak RSS per worker (MiB) | test accuracy |")
-    print("|---|---|---|---|---|")
+        local_rows = run_local(args, X_test, y_test)
+        reference = local_rows[0]["acc"]
+        rows += local_rows
+    print("\n| method | first fit (s) | fit (s) | peak RSS per worker (MiB) | test accuracy | vs in memory (pp) |")
+    print("|---|---|---|---|---|---|")
     for r in rows:
         cells = [r["method"]] + [f"{r[k]:.1f}" if isinstance(r.get(k), float) else "" for k in
                                  ("first_fit", "fit", "peak_mb")] + [f"{r['acc']:.4f}" if "acc" in r else ""]
+        cells.append(f"{100 * (r['acc'] - reference):+.2f}" if reference is not None and "acc" in r else "")
         print("| " + " | ".join(cells) + " |")
 
 

@@ -275,3 +275,150 @@ def test_killed_worker_trees_are_grown_again_elsewhere():
         killer.join()
         assert killed, "the group's task was never seen running"
         np.testing.assert_array_equal(est.predict_proba(X), reference.predict_proba(X))
+
+
+# -- bagging="global": every tree a bootstrap of all rows, its upper levels chosen on summed histograms ---------------
+def _xor_data(n, seed=0):
+    """Two interacting features and noise features: a fine partition of the plane, which more rows learn better."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 6)).astype(np.float32)
+    X[::13, 2] = np.nan
+    y = (X[:, 0] * X[:, 1] + np.sin(2 * X[:, 3]) + 0.3 * rng.standard_normal(n) > 0).astype(np.int64)
+    return X, y
+
+
+def _same_trees(a, b):
+    assert len(a.estimators_) == len(b.estimators_)
+    for ea, eb in zip(a.estimators_, b.estimators_):
+        np.testing.assert_array_equal(ea.tree_.nodes, eb.tree_.nodes)
+        np.testing.assert_array_equal(ea.tree_.values, eb.tree_.values)
+
+
+@pytest.mark.parametrize("dask_cls", [DaskRandomForestClassifier, DaskRandomForestRegressor])
+def test_global_forest_does_not_depend_on_placement_and_is_deterministic(client, monkeypatch, dask_cls):
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 150)  # levels on histograms, then subtrees on one worker
+    X, y = _xor_data(1200)
+    target = y if dask_cls is DaskRandomForestClassifier else X[:, 0] * 2.0 + y
+    a, b = sorted(client.scheduler_info()["workers"])
+    params = dict(n_estimators=4, random_state=5, bagging="global", client=client)
+    on_a = _placed(client, X, [a] * 3), _placed(client, target, [a] * 3)
+    on_both = _placed(client, X, [a, b, b]), _placed(client, target, [a, b, b])
+    one = dask_cls(**params).fit(*on_a)
+    spread = dask_cls(**params).fit(*on_both)
+    again = dask_cls(**params).fit(*on_both)
+    _same_trees(one, spread)
+    _same_trees(spread, again)
+    assert all(e.tree_.nodes["depth"].max() > 3 for e in one.estimators_)  # grafted subtrees below the levels
+    local = one.to_local()
+    assert type(local) is dask_cls._in_memory_class
+    buffer = io.BytesIO()
+    save(local, buffer)
+    np.testing.assert_array_equal(load(io.BytesIO(buffer.getvalue())).predict(X), one.predict(X))
+    other = dask_cls(**{**params, "random_state": 6}).fit(*on_a)
+    assert not np.array_equal(other.predict(X), one.predict(X))
+
+
+def _preorder(tree, at=0):
+    """``(depth, feature, n_samples, weighted_n_samples, threshold)`` of every node, parents before children, left first."""
+    nodes = tree.nodes
+    rec = nodes[at]
+    row = [(int(rec["depth"]), int(rec["feature"]), int(rec["n_samples"]), float(rec["weighted_n_samples"]),
+            float(rec["threshold"]))]
+    if rec["left"] == -1:
+        return row
+    return row + _preorder(tree, rec["left"]) + _preorder(tree, rec["right"])
+
+
+def test_global_tree_is_the_in_memory_tree_on_the_same_bins(client, monkeypatch):
+    """No bootstrap, every feature a candidate, few distinct values (the bins are the values in both): the
+    levels on summed histograms choose the in-memory tree's splits."""
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 100)
+    X, y = _xor_data(900)
+    X = np.round(X, 1)
+    params = dict(n_estimators=1, bootstrap=False, max_features=None, random_state=0)
+    dask_est = DaskRandomForestClassifier(**params, bagging="global", client=client)
+    dask_est.fit(da.from_array(X, chunks=300), da.from_array(y, chunks=300))
+    local = RandomForestClassifier(**params).fit(X, y)
+    ours, theirs = _preorder(dask_est.estimators_[0].tree_), _preorder(local.estimators_[0].tree_)
+    # the nodes of 100 rows or more (chosen on summed histograms) are the in-memory tree's, thresholds included;
+    # below them the engine grows each subtree with its own random feature order, which breaks ties differently
+    top = [r for r in ours if r[2] >= 100]
+    assert len(top) >= 7 and top == [r for r in theirs if r[2] >= 100]
+    assert abs(len(ours) - len(theirs)) <= len(theirs) // 10
+
+
+def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_short(client, monkeypatch):
+    """Each local tree sees a bootstrap of half the rows; a global tree, like an in-memory one, of all of them."""
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 500)
+    X, y = _xor_data(4000, seed=1)
+    X_test, y_test = _xor_data(20000, seed=2)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    params = dict(n_estimators=20, random_state=0)
+    acc = {}
+    for bagging in ("local", "global"):
+        est = DaskRandomForestClassifier(**params, bagging=bagging, client=client).fit(Xd, yd)
+        acc[bagging] = (est.predict(X_test) == y_test).mean()
+    acc["memory"] = (RandomForestClassifier(**params).fit(X, y).predict(X_test) == y_test).mean()
+    assert acc["global"] >= acc["local"] + 0.01, acc
+    assert abs(acc["global"] - acc["memory"]) <= 0.006, acc
+
+
+@pytest.mark.parametrize("dask_cls, params, match", [
+    (DaskRandomForestRegressor, dict(criterion="absolute_error"), "criterion"),
+    (DaskRandomForestRegressor, dict(criterion="poisson"), "criterion"),
+    (DaskRandomForestClassifier, dict(splitter="exact"), "splitter"),
+    (DaskExtraTreesClassifier, {}, "splitter"),
+    (DaskRandomForestClassifier, dict(max_leaf_nodes=8), "max_leaf_nodes"),
+    (DaskRandomForestClassifier, dict(class_weight="balanced_subsample"), "balanced_subsample"),
+])
+def test_global_bagging_refuses_what_it_does_not_grow_before_scheduling(client, dask_cls, params, match):
+    X, y = da.zeros((10, 3), chunks=5), da.zeros(10, chunks=5)
+    before = _scheduler_transitions(client)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the previous test's futures may still be being released
+        time.sleep(0.2)
+        now = _scheduler_transitions(client)
+        if now == before:
+            break
+        before = now
+    with pytest.raises(ValueError, match=match):
+        dask_cls(**params, bagging="global", client=client).fit(X, y)
+    with pytest.raises(ValueError, match="bagging"):
+        dask_cls(bagging="everywhere", client=client).fit(X, y)
+    assert _scheduler_transitions(client) == before
+
+
+def test_global_bagging_moves_histograms_not_rows(client, cluster, monkeypatch):
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "SKETCH_POINTS", 64)  # quantile summaries, not the columns
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 10)  # every node on histograms: no row leaves its worker
+    X, y = _data(n=60000, d=8)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    gathered = []
+    gather = client.gather
+
+    def recording_gather(futures, *args, **kwargs):
+        result = gather(futures, *args, **kwargs)
+        gathered.append(pickle.dumps(result))
+        return result
+
+    monkeypatch.setattr(client, "gather", recording_gather)
+    before = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    est = DaskRandomForestClassifier(n_estimators=2, max_depth=2, random_state=0, bagging="global", client=client)
+    est.fit(Xd, yd)
+    after = {w.address: sum(e["total"] for e in w.transfer_incoming_log) for w in cluster.workers.values()}
+    moved = sum(after.values()) - sum(before.values())
+    partition = X[:15000].nbytes
+    assert moved < partition, f"{moved} bytes moved between workers; one partition of X is {partition}"
+    assert gathered and sum(map(len, gathered)) < X.nbytes / 4
+    assert len(est.estimators_) == 2 and all(e.tree_.nodes["depth"].max() == 2 for e in est.estimators_)
+    assert (est.predict(X) == y).mean() > 0.8
