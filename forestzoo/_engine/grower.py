@@ -381,10 +381,10 @@ def _global_ids(idx, start, end, gmap):
 
 _GROWERS = {}
 
-#: The name of each kernel's grower.  Each grower compiles the node loop (~12 s), so a program that
-#: runs all four kernels compiles it four times; in exchange a fit compiles only its own kernel (the
-#: stochastic kernel alone is ~23 s, the exact one ~10 s).  docs/benchmarks/startup.md has the cold
-#: first-fit times of each estimator and of the quick suite.
+#: The name of each kernel's grower.  Each (kernel, task) grower compiles the node loop (~12 s), so a
+#: program that runs all four kernels for both tasks compiles it eight times; in exchange a fit compiles
+#: only its own kernel and task (the stochastic kernel alone is ~23 s, the exact one ~10 s, when both
+#: tasks are compiled).  docs/benchmarks/startup.md has the cold first-fit times of each estimator.
 _GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
 
