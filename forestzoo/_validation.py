@@ -373,8 +373,22 @@ def apply_class_weight(sample_weight, class_weight, y):
     return out
 
 
-def check_warm_start_features(estimator, n_previous, X):
-    """scikit-learn's refusal of a ``warm_start`` continuation on data with another number of features."""
+def check_warm_start_features(estimator, n_previous, X, previous_names=None):
+    """Refuse a ``warm_start`` continuation on other features than the previous fit's.
+
+    Another number of features gets scikit-learn's message.  ``previous_names``
+    (the previous fit's ``feature_names_in_``, read before ``X`` was
+    validated): when both fits had feature names, they must be the same in
+    the same order, because the trees already grown read the features by
+    position (a reordered data frame would otherwise be read silently
+    wrong).  A continuation on an array without names is accepted, as
+    scikit-learn accepts it at ``predict``.
+    """
     if X.shape[1] != n_previous:
         raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting {n_previous} "
                          "features as input.")
+    names = getattr(estimator, "feature_names_in_", None)
+    if previous_names is not None and names is not None and not np.array_equal(previous_names, names):
+        raise ValueError(f"warm_start=True continues {type(estimator).__name__}'s trees, which read the features by "
+                         f"position: X's feature names must be the previous fit's, in the same order "
+                         f"({list(previous_names)}); got {list(names)}.")

@@ -1,7 +1,8 @@
 """API misuse never corrupts a model: warm_start on other features, bad class weights, foreign byte order.
 
 * A ``warm_start`` continuation on data with another number of features is refused with
-  scikit-learn's message, and the previous model is left as it was.
+  scikit-learn's message, and on a data frame whose feature names differ from the previous fit's
+  (reordered columns), and the previous model is left as it was.
 * ``class_weight`` values that are negative, NaN, infinite or so large that the weight sums
   overflow are refused like the same ``sample_weight`` values.
 * A fitted tree pickled on a machine of the other byte order predicts as the native one.
@@ -35,6 +36,22 @@ def test_warm_start_refuses_other_feature_counts(name):
     assert_array_equal(model.predict(X), before)
     assert len(model.fit(X, Y).estimators_) == 4  # the same features continue
 
+
+@pytest.mark.parametrize("name", WARM)
+def test_warm_start_refuses_reordered_feature_names(name):
+    pd = pytest.importorskip("pandas")
+    Estimator = getattr(forestzoo, name)
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    model = Estimator(n_estimators=2, max_depth=2, warm_start=True, random_state=0).fit(frame, Y)
+    before = model.predict(frame)
+    model.set_params(n_estimators=4)
+    with pytest.raises(ValueError, match="feature names must be the previous fit's, in the same order"):
+        model.fit(frame[["b", "a", "c", "d"]], Y)
+    assert len(model.estimators_) == 2 and list(model.feature_names_in_) == ["a", "b", "c", "d"]
+    assert_array_equal(model.predict(frame), before)
+    assert len(model.fit(frame, Y).estimators_) == 4  # the same names continue
+    model.set_params(n_estimators=5)
+    assert len(model.fit(X, Y).estimators_) == 5  # an array without names is read by position, as at predict
 
 @pytest.mark.parametrize("name", ["RandomForestClassifier", "ExtraTreesClassifier", "DecisionTreeClassifier",
                                   "RotationForestClassifier"])

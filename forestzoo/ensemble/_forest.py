@@ -148,6 +148,7 @@ class BaseForest(EngineEstimator):
         weights for ``class_weight="balanced_subsample"``), then
         :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
         """
+        previous_names = getattr(self, "feature_names_in_", None) if self.warm_start else None
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
                                              accept_sparse=self._sparse_X,
                                              multi_output="warn" if self._multi_output else False)
@@ -184,7 +185,7 @@ class BaseForest(EngineEstimator):
 
         old = list(getattr(self, "estimators_", [])) if self.warm_start else []
         if old:
-            check_warm_start_features(self, old[0].n_features_in_, X)
+            check_warm_start_features(self, old[0].n_features_in_, X, previous_names)
         if self.warm_start and old:
             if (target.n_outputs if multi else 1) != self.n_outputs_ and self.n_estimators == len(old):
                 # scikit-learn's order: no new tree to grow is only a warning, whatever y is (the model is kept)
