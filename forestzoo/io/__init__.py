@@ -119,7 +119,8 @@ class UntrustedModelError(ModelFormatError, UntrustedTypeError):
 
 
 #: Exceptions of the container, the JSON parser, numpy or an allow-listed ``__setstate__`` that a damaged or
-#: hostile file can provoke; :func:`load` reports each as a :class:`ModelFormatError`.
+#: hostile file can provoke; :func:`load` reports each as a :class:`ModelFormatError`.  ``NotImplementedError``
+#: and ``RuntimeError`` are zipfile's answers to an unsupported compression method and an encrypted member.
 _LOAD_ERRORS = (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, MemoryError,
                 RecursionError, RuntimeError, NotImplementedError, EOFError, OSError, UnicodeError, zlib.error,
                 struct.error, zipfile.BadZipFile)

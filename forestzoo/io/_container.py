@@ -36,6 +36,12 @@ GRAPH = "model.json"
 _FIXED_TIME = (1980, 1, 1, 0, 0, 0)
 
 
+#: What :mod:`zipfile` and :mod:`zlib` raise on a damaged or hostile container, each reported as a
+#: ``ModelFormatError``: ``NotImplementedError`` is zipfile's answer to an unsupported compression
+#: method and ``RuntimeError`` to an encrypted member (caught exception types, not placeholders).
+_ZIP_ERRORS = (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError, zlib.error)
+
+
 class ModelFormatError(ValueError):
     """The file is not a readable forestzoo model: not a model, truncated, tampered, or too new.
 
@@ -127,8 +133,7 @@ def read_header(zf, source):
         _fail(source, f"no {HEADER}: this is not a forestzoo model file.")
     except RecursionError:
         _fail(source, f"{HEADER} is nested too deeply; the file is corrupted.")
-    except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError,
-            zlib.error) as exc:
+    except (UnicodeDecodeError, *_ZIP_ERRORS) as exc:
         _fail(source, f"{HEADER} is unreadable ({exc}); the file is corrupted or truncated.")
     if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
         _fail(source, f"not a forestzoo model file (format {header.get('format') if isinstance(header, dict) else None!r}, "
@@ -297,7 +302,7 @@ def read_archive(path_or_file, header_only=False, max_bytes=None):
         zf = zipfile.ZipFile(path_or_file, "r")
     except FileNotFoundError:
         raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
+    except _ZIP_ERRORS as exc:
         raise ModelFormatError(
             f"{source}: not a forestzoo model file, or it is truncated or corrupted ({exc})."
         ) from None
@@ -340,8 +345,7 @@ def read_archive(path_or_file, header_only=False, max_bytes=None):
                 data[name] = _read_member(zf, infos[name], meta, source)
             except ModelFormatError:
                 raise
-            except (zipfile.BadZipFile, EOFError, OSError, ValueError, NotImplementedError, RuntimeError,
-                    zlib.error) as exc:
+            except _ZIP_ERRORS as exc:
                 _fail(source, f"member {name} is unreadable ({type(exc).__name__}: {exc}); the file is truncated "
                               "or corrupted.")
     try:
