@@ -115,6 +115,26 @@ def test_poisson_criterion(splitter):
         assert np.mean(np.isclose(tree.predict(X), sk.predict(X), rtol=1e-12)) > 0.99
 
 
+@pytest.mark.parametrize("splitter", ["exact", "random", "hist"])
+@pytest.mark.parametrize("seed", range(3))
+def test_poisson_never_splits_off_a_zero_child(splitter, seed):
+    """Fully grown Poisson trees on targets with many zeros: no leaf predicts 0.
+
+    A child holding only zero targets gets its sum as the node's minus the
+    other child's running sum, a rounding residue of ~1e-15 times the node's
+    sum; it must still count as zero (scikit-learn's test_poisson_zero_nodes).
+    """
+    X, y = make_regression(n_samples=1000, n_features=10, n_informative=6, effective_rank=6,
+                           tail_strength=0.6, random_state=seed)
+    y[(-1 < y) & (y < 0)] = 0
+    y = np.abs(y)
+    tree = DecisionTreeRegressor(criterion="poisson", splitter=splitter, random_state=seed).fit(X, y)
+    assert np.all(tree.predict(X) > 0)
+    Y = np.c_[y, y[::-1]]  # multi-output: each output's children checked
+    tree = DecisionTreeRegressor(criterion="poisson", splitter=splitter, random_state=seed).fit(X, Y)
+    assert np.all(tree.predict(X) > 0)
+
+
 def test_poisson_rejects_bad_targets():
     X = np.arange(10.0).reshape(-1, 1)
     with pytest.raises(ValueError, match="negative which is not allowed for Poisson"):

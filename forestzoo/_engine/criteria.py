@@ -41,6 +41,23 @@ _LOG2 = np.log(2.0)
 
 #: Poisson: a child whose sum of ``w*y`` is at most this cannot be split off (its mean, 0, has no log).
 POISSON_EPS = 10.0 * np.finfo(np.float64).eps
+_DBL_EPS = np.finfo(np.float64).eps
+
+
+@njit(inline="always")
+def poisson_zero_tol(n_rows, sum_wy):
+    """Largest sum of ``w*y`` a Poisson child may show and still be empty of positive targets.
+
+    A split's right child gets its sum as the node's minus the left child's
+    running sum, which carries the rounding error of up to ``n_rows``
+    additions (at most ``n_rows * eps * sum_wy`` for non-negative terms): a
+    child whose targets are all 0 can then show a sum of a few ``1e-15`` times
+    the node's, above :data:`POISSON_EPS`, and a leaf predicting 0 would be
+    grown.  Targets are non-negative, so the tolerance only has to cover that
+    error; a true child sum below it is below ``1e-9`` of the node's for any
+    node under a million rows.
+    """
+    return POISSON_EPS + n_rows * _DBL_EPS * sum_wy
 
 
 @njit(inline="always")
@@ -120,7 +137,8 @@ def children_cost_for(left, total, criterion, reg):
         if criterion == SQUARED_ERROR:
             return (left[3] - sl * sl / wl) + ((total[3] - left[3]) - sr * sr / wr)
         # Poisson: half deviances of the children; sum w y log y over both is the node's (total[3])
-        if sl <= POISSON_EPS or sr <= POISSON_EPS:
+        tol = poisson_zero_tol(total[0], total[2])
+        if sl <= tol or sr <= tol:
             return np.inf
         return total[3] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     if criterion == GINI:

@@ -49,7 +49,7 @@ import numpy as np
 
 from .._jit import njit
 from .binning import MISSING_BIN
-from .criteria import ABSOLUTE_ERROR, GINI, POISSON, POISSON_EPS, SQUARED_ERROR, q_of
+from .criteria import ABSOLUTE_ERROR, GINI, POISSON, SQUARED_ERROR, poisson_zero_tol, q_of
 from .data import n_features as data_n_features
 from .data import value as data_value
 from .grower import (
@@ -159,7 +159,8 @@ def _children_cost(left, total, criterion, n_out, K):
         for o in range(n_out):
             sl = left[2 + o]
             sr = total[2 + o] - sl
-            if sl <= POISSON_EPS or sr <= POISSON_EPS:
+            tol = poisson_zero_tol(total[0], total[2 + o])
+            if sl <= tol or sr <= tol:
                 return INF
             acc += total[2 + n_out + o] - sl * np.log(sl / wl) - sr * np.log(sr / wr)
     elif criterion == GINI:
