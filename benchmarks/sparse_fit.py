@@ -1,6 +1,7 @@
 """Fit time on a sparse matrix: forestzoo's forests against scikit-learn's RandomForestClassifier.
 
     PYTHONPATH=. python benchmarks/sparse_fit.py [--n-samples 20000] [--n-features 2000] [--density 0.01]
+        [--models sklearn,hist,exact,extra]
 
 A random CSR matrix (float32, uniform values on the stored entries) and a
 label from the sign of a sparse linear score; every forest has 100 trees,
@@ -22,6 +23,8 @@ def main():
     ap.add_argument("--density", type=float, default=0.01)
     ap.add_argument("--n-estimators", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--models", default="sklearn,hist,exact,extra",
+                    help="comma-separated subset of: sklearn, hist, exact, extra")
     args = ap.parse_args()
 
     from sklearn.ensemble import RandomForestClassifier as SkRF
@@ -35,11 +38,17 @@ def main():
     y = (X @ w > 0).astype(int)
     kw = dict(n_estimators=args.n_estimators, max_features="sqrt", n_jobs=-1, random_state=0)
     models = {
-        "sklearn RandomForestClassifier": lambda: SkRF(**kw),
-        "forestzoo RandomForestClassifier splitter=hist": lambda: RandomForestClassifier(splitter="hist", **kw),
-        "forestzoo RandomForestClassifier splitter=exact": lambda: RandomForestClassifier(splitter="exact", **kw),
-        "forestzoo ExtraTreesClassifier splitter=random": lambda: ExtraTreesClassifier(**kw),
+        "sklearn RandomForestClassifier": ("sklearn", lambda: SkRF(**kw)),
+        "forestzoo RandomForestClassifier splitter=hist": ("hist", lambda: RandomForestClassifier(splitter="hist", **kw)),
+        "forestzoo RandomForestClassifier splitter=exact": (
+            "exact", lambda: RandomForestClassifier(splitter="exact", **kw)),
+        "forestzoo ExtraTreesClassifier splitter=random": ("extra", lambda: ExtraTreesClassifier(**kw)),
     }
+    chosen = set(args.models.split(","))
+    unknown = chosen - {key for key, _ in models.values()}
+    if unknown:
+        ap.error(f"unknown --models {sorted(unknown)}; choose from sklearn, hist, exact, extra")
+    models = {name: make for name, (key, make) in models.items() if key in chosen}
     print(f"X: {X.shape[0]} x {X.shape[1]} CSR, density {X.nnz / np.prod(X.shape):.4f}, {X.nnz} stored values")
     # compile forestzoo's kernels for the sparse layouts first (a one-off per install, cached on disk)
     for name, make in models.items():

@@ -106,6 +106,45 @@ def test_prediction_walks_many_dense_blocks(monkeypatch):
     assert_array_equal(forest.estimators_[0].tree_.decision_path(Xs).toarray(), expected[3])
 
 
+def test_apply_csr_walks_every_row_as_its_dense_row():
+    """The CSR walker against the dense walker: row counts not a multiple of 8, NaN, explicit
+    zeros, duplicate entries (summed), unsorted indices; its scratch buffer comes back zeroed."""
+    from forestzoo._engine.api import apply_csr, csr_arrays
+
+    X, y = _data(9, n=203)
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    csr = sp.csr_matrix(X)
+    # the same matrix with every stored value split into two entries, each row's entries reversed
+    data, indices, indptr = [], [], [0]
+    for i in range(X.shape[0]):
+        lo, hi = csr.indptr[i], csr.indptr[i + 1]
+        data += list(csr.data[lo:hi][::-1] / 2) * 2
+        indices += list(csr.indices[lo:hi][::-1]) * 2
+        indptr.append(len(data))
+    dup = sp.csr_matrix((np.array(data, np.float32), np.array(indices), np.array(indptr)), shape=X.shape)
+    assert dup.nnz == 2 * csr.nnz
+    for Xs, dense in ((csr, X), (dup, X), (sp.csr_matrix(X[:5]), X[:5])):
+        buf = np.zeros((8, X.shape[1]), dtype=np.float32)
+        out = np.full(Xs.shape[0], -1, dtype=np.intp)
+        apply_csr(*csr_arrays(Xs), tree.compact, buf, out)
+        assert_array_equal(out, tree.apply(np.ascontiguousarray(dense, dtype=np.float32)))
+        assert not buf.any()
+
+
+def test_forest_predicts_sparse_rows_across_threads_and_leaf_value_trees():
+    """Sparse prediction split among threads (row blocks) and over prediction-only trees equals dense."""
+    rng = np.random.RandomState(10)
+    X = rng.normal(size=(8500, 30)).astype(np.float32)
+    X[rng.uniform(size=X.shape) < 0.9] = 0.0
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    forest = RandomForestClassifier(n_estimators=4, max_depth=8, n_jobs=2, random_state=0).fit(X, y)
+    Xs = sp.csr_matrix(X)
+    assert_array_equal(forest.predict_proba(Xs), forest.predict_proba(X))
+    assert_array_equal(forest.apply(Xs), forest.apply(X))
+    forest._keep_prediction_only()
+    assert_array_equal(forest.predict_proba(Xs), forest.predict_proba(X))
+
+
 def test_dense_row_blocks():
     X, _ = _data(3, n=50)
     blocks = list(dense_row_blocks(X, 5, 20))

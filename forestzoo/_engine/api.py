@@ -37,8 +37,11 @@ they are for:
   the compiled predictor kernels :func:`apply_compact`,
   :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
   :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
-  an oblique node), and :func:`dense_row_blocks`, which hands the walkers a
-  scipy sparse ``X`` as dense blocks of rows;
+  an oblique node), :func:`add_leaf_values` / :func:`add_leaf_rows` (a
+  tree's leaf values added per row), and for a scipy sparse ``X``
+  :func:`apply_csr` over :func:`csr_arrays` where :func:`walks_csr` (axis-aligned
+  trees) or else :func:`dense_row_blocks`, which hands the walkers dense
+  blocks of rows;
 * **edits** -- pure edits of fitted trees: :func:`compact`,
   :func:`empty_nodes`, :func:`expand_leaves`, :func:`prune_to_leaves`,
   :func:`node_sums`, :func:`values_from_sums`, :func:`class_targets`,
@@ -77,7 +80,7 @@ from .splitters.stochastic import (
 )
 from .tree import (
     COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
-    accumulate_tree, apply_compact, dense_row_blocks,
+    accumulate_tree, add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, walks_csr,
 )
 from .tree import _oblique_side as oblique_side
 
@@ -97,7 +100,7 @@ __all__ = [
     # fitted trees and the predictor
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",
     "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",
-    "oblique_side",
+    "oblique_side", "apply_csr", "csr_arrays", "walks_csr", "add_leaf_values", "add_leaf_rows",
     # edits
     "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",
     "regression_targets", "values_from_sums",

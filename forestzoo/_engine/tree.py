@@ -26,9 +26,11 @@ The walk itself is branch-free and eight rows go down together (see
 2.7x faster than one row at a time with a branch per node.
 
 The walkers read a float32 C-contiguous ``X``.  A scipy sparse ``X`` is
-walked in dense blocks of rows (:func:`dense_row_blocks`): a block of a few
-MB is densified, walked, and dropped, so the whole matrix is never dense and
-every row goes where its dense row goes.
+walked from its CSR arrays by axis-aligned trees (:func:`apply_csr`: eight
+rows at a time scattered into a small dense buffer), and in dense blocks of
+rows by trees with oblique nodes (:func:`dense_row_blocks`: a block of a few
+MB is densified, walked, and dropped); either way the whole matrix is never
+dense and every row goes where its dense row goes.
 """
 
 import numpy as np
@@ -184,37 +186,77 @@ def apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, out):
 
 
 @njit
-def accumulate_compact(X, cnodes, nodes, values, obl_ptr, obl_feature, obl_weight, leaves, out):
-    """Add ``values[leaf(x)]`` of one tree to ``out`` for every row ``x``.
+def apply_csr(indptr, indices, data, cnodes, buf, out):
+    """Leaf reached by every row of a CSR matrix in an axis-aligned tree (:func:`apply_compact` for sparse rows).
 
-    ``leaves`` is scratch of ``X.shape[0]`` integers.
+    ``indptr, indices, data`` are the CSR arrays (float32 values; duplicate
+    entries of a row add up, as scipy's ``toarray`` does); ``buf`` is float32
+    zeros of shape ``(8, n_features)``, left zeroed on return.  Eight rows at
+    a time are scattered into ``buf``, walked together (:func:`_walk8`) and
+    cleared, so a walk reads 8 rows of ``n_features`` values that stay in
+    cache instead of a densified block of many rows: the cost per row is its
+    stored values plus its path, as for a dense row.  Every row reaches the
+    leaf its dense row reaches.
     """
-    apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
+    thr = cnodes.view(np.float32)
+    n = indptr.shape[0] - 1
+    leaves = np.empty(8, np.uint64)
+    for i0 in range(0, n, 8):
+        m = min(8, n - i0)
+        for r in range(m):
+            for p in range(indptr[i0 + r], indptr[i0 + r + 1]):
+                buf[r, indices[p]] += data[p]
+        _walk8(buf, np.uint64(0), cnodes, thr, leaves)
+        for r in range(m):
+            out[i0 + r] = leaves[r]
+            for p in range(indptr[i0 + r], indptr[i0 + r + 1]):
+                buf[r, indices[p]] = 0.0
+
+
+@njit
+def add_leaf_values(leaves, values, out):
+    """``out[i] += values[leaves[i]]`` for every row ``i``."""
     n_values = values.shape[1]
-    for i in range(X.shape[0]):
+    for i in range(leaves.shape[0]):
         leaf = leaves[i]
         for c in range(n_values):
             out[i, c] += values[leaf, c]
 
 
 @njit
-def accumulate_compact_leaves(X, cnodes, nodes, leaf_values, leaf_row, obl_ptr, obl_feature, obl_weight, leaves,
-                              out):
-    """:func:`accumulate_compact` for a :class:`LeafValueTree`.
+def add_leaf_rows(leaves, leaf_values, leaf_row, out):
+    """:func:`add_leaf_values` for a :class:`LeafValueTree`.
 
     A leaf adds its row ``leaf_values[leaf_row[leaf]]``, or, when
     ``leaf_row[leaf] = -2 - c`` (a pure leaf), 1.0 to class ``c``: the sums
     are bit-identical to adding the one-hot row, whose zeros change nothing.
     """
-    apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
     n_values = leaf_values.shape[1]
-    for i in range(X.shape[0]):
+    for i in range(leaves.shape[0]):
         r = leaf_row[leaves[i]]
         if r < 0:
             out[i, -2 - r] += 1.0
             continue
         for c in range(n_values):
             out[i, c] += leaf_values[r, c]
+
+
+@njit
+def accumulate_compact(X, cnodes, nodes, values, obl_ptr, obl_feature, obl_weight, leaves, out):
+    """Add ``values[leaf(x)]`` of one tree to ``out`` for every row ``x``.
+
+    ``leaves`` is scratch of ``X.shape[0]`` integers.
+    """
+    apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
+    add_leaf_values(leaves, values, out)
+
+
+@njit
+def accumulate_compact_leaves(X, cnodes, nodes, leaf_values, leaf_row, obl_ptr, obl_feature, obl_weight, leaves,
+                              out):
+    """:func:`accumulate_compact` for a :class:`LeafValueTree` (see :func:`add_leaf_rows`)."""
+    apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, leaves)
+    add_leaf_rows(leaves, leaf_values, leaf_row, out)
 
 
 @njit
@@ -344,6 +386,22 @@ def dense_row_blocks(X, start=0, stop=None):
         a = b
         if a >= stop:
             return
+
+
+def csr_arrays(X):
+    """The CSR arrays ``(indptr, indices, data)`` of a scipy sparse ``X`` as :func:`apply_csr` reads them.
+
+    int64 row pointers, int32 column indices and float32 values; arrays
+    that already have these types are shared, not copied.
+    """
+    X = X.tocsr()
+    return (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int32, copy=False),
+            X.data.astype(np.float32, copy=False))
+
+
+def walks_csr(trees):
+    """Whether every tree of ``trees`` is axis-aligned, so that :func:`apply_csr` can walk sparse rows."""
+    return all(t.obl_ptr.shape[0] <= 1 for t in trees)
 
 
 def _walker_input(X, method):
@@ -516,6 +574,10 @@ class Tree:
         """Leaf index of every row of ``X`` (a sparse ``X`` is walked in dense row blocks)."""
         if not isinstance(X, np.ndarray):
             _walker_input(X, "apply")
+            if walks_csr([self]):
+                out = np.empty(X.shape[0], dtype=np.intp)
+                apply_csr(*csr_arrays(X), self.compact, np.zeros((8, X.shape[1]), np.float32), out)
+                return out
             return np.concatenate([self.apply(block) for _, _, block in dense_row_blocks(X)])
         out = np.empty(X.shape[0], dtype=np.intp)
         apply_compact(X, self.compact, self.walk_nodes, *self._side(), out)

@@ -26,7 +26,8 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    apply_compact, dense_row_blocks, draw_seeds, grow, prepare_data,
+    add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, draw_seeds, grow,
+    prepare_data, walks_csr,
 )
 from .._parallel import Parallel
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, check_warm_start_features
@@ -318,8 +319,20 @@ class BaseForest(EngineEstimator):
         bounds = np.linspace(0, X.shape[0], n_blocks + 1).astype(np.intp)
 
         compact = [t.compact for t in trees]  # derived once, before the threads start
+        csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
 
         def run(start, stop):
+            if csr is not None:  # sparse rows walked from the CSR arrays, eight at a time
+                block = out[start:stop]
+                leaves = np.empty(stop - start, dtype=np.intp)
+                buf = np.zeros((8, X.shape[1]), dtype=np.float32)
+                for t, c in zip(trees, compact):
+                    apply_csr(csr[0][start:stop + 1], csr[1], csr[2], c, buf, leaves)
+                    if isinstance(t, LeafValueTree):
+                        add_leaf_rows(leaves, t.leaf_values, t.leaf_row, block)
+                    else:
+                        add_leaf_values(leaves, t.values, block)
+                return
             for a, b, rows in dense_row_blocks(X, start, stop):  # one block, X[start:stop], for a dense X
                 block = out[a:b]  # a view: each thread writes its own rows
                 leaves = np.empty(b - a, dtype=np.intp)
@@ -352,6 +365,17 @@ class BaseForest(EngineEstimator):
         """
         X = check_predict_data(self, X, accept_sparse=self._sparse_X)
         out = np.empty((X.shape[0], len(self.estimators_)), dtype=np.intp)
+        if issparse(X) and walks_csr([e.tree_ for e in self.estimators_]):
+            csr = csr_arrays(X)
+
+            def walk(j, t):
+                col = np.empty(X.shape[0], dtype=np.intp)
+                apply_csr(*csr, t.compact, np.zeros((8, X.shape[1]), dtype=np.float32), col)
+                out[:, j] = col
+
+            Parallel(n_jobs=self.n_jobs, require="sharedmem")(
+                delayed(walk)(j, e.tree_) for j, e in enumerate(self.estimators_))
+            return out
 
         def run(j, t, rows, a, b):
             col = np.empty(b - a, dtype=np.intp)
