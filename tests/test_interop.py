@@ -118,11 +118,11 @@ def test_refusals(clf_data):
     X, y = clf_data
     Xc = np.nan_to_num(X)
     for model in (fz.RotationForestClassifier(n_estimators=2, random_state=0).fit(Xc, y),
-                  fz.GradientBoostingClassifier(n_estimators=2).fit(Xc, y)):
+                  fz.AdaBoostClassifier(n_estimators=2).fit(Xc, y)):
         with pytest.raises(TypeError, match="axis-aligned"):
             to_sklearn(model)
-    with pytest.raises(TypeError, match="got GradientBoostingClassifier"):
-        from_sklearn(ske.GradientBoostingClassifier(n_estimators=2).fit(Xc, y))
+    with pytest.raises(TypeError, match="got AdaBoostClassifier"):
+        from_sklearn(ske.AdaBoostClassifier(n_estimators=2).fit(Xc, y))
     with pytest.raises(NotFittedError):
         to_sklearn(fz.RandomForestClassifier())
     with pytest.raises(NotFittedError):

@@ -1,51 +1,8 @@
-"""Fitted trees and forests in and out of scikit-learn.
-
-:func:`to_sklearn` turns a fitted forestzoo ``DecisionTree*``,
-``RandomForest*`` or ``ExtraTrees*`` into the scikit-learn estimator of the
-same kind, with genuine ``sklearn.tree._tree.Tree`` objects built through
-their pickle state (``__setstate__``): everything written for
-scikit-learn's trees then reads it -- ``export_text``, ``plot_tree``,
-SHAP's ``TreeExplainer``, ``skl2onnx``, Treelite.  :func:`from_sklearn`
-is the way back: a fitted scikit-learn tree or forest of those classes
-becomes a forestzoo estimator, which predicts with forestzoo's compiled
-walker.
-
-Both directions keep predictions bit for bit:
-
-* both libraries read ``X`` as float32 and send ``x`` left when ``x <=
-  threshold``; the float64 threshold is copied unchanged, so every float32
-  input, a row lying exactly on a threshold included, goes the same way
-  (forestzoo's walker compares with the threshold rounded down to float32,
-  which is the same test for float32 ``x``);
-* a missing value (NaN) goes to the child named by the node's missing flag
-  in both (forestzoo's ``missing_left``, scikit-learn's
-  ``missing_go_to_left``);
-* leaves hold class proportions (scikit-learn >= 1.4 stores fractions too)
-  or the mean target, copied unchanged;
-* a forest adds its trees' leaf rows in tree order and divides by the
-  number of trees in both.  scikit-learn does so in tree order only with
-  ``n_jobs=1`` (its threads add under a lock in whichever order they
-  finish), so with ``n_jobs > 1`` its sums may differ from forestzoo's in the
-  last bits (relative 1e-15).
-
-Refused, with a ``TypeError``: oblique and rotated forests (no single
-feature per split: scikit-learn's trees have none to hold them), gradient
-boosting and every other family; with a ``ValueError``, multi-output models
-(``n_outputs_ > 1``) in either direction.
-Gradient boosting is refused because the arithmetic differs:
-scikit-learn rebuilds the initial raw score of a classifier from
-``init_.predict_proba`` through the link function and scales each tree at
-prediction time, while forestzoo keeps the raw score and already scaled
-leaves, so the two would agree only to rounding.
-
-Hyperparameters are carried over where the other library has them, so that
-``clone(model).fit`` grows a comparable model; they play no part in the
-converted model's predictions.
-"""
+"""Axis-aligned trees and forests in and out of scikit-learn (see :mod:`forestzoo.interop`)."""
 
 import numpy as np
 
-from ._engine.api import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
+from .._engine.api import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
 
 #: scikit-learn's code for "no feature / no threshold" at a leaf.
 _SK_UNDEFINED = -2
@@ -59,8 +16,8 @@ def _kinds():
     """``[(forestzoo class, scikit-learn class, scikit-learn tree class, random splitter)]``, most specific first."""
     from sklearn import ensemble as ske, tree as skt
 
-    from .ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from ..ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
+    from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     return [
         (ExtraTreesClassifier, ske.ExtraTreesClassifier, skt.ExtraTreeClassifier, True),
@@ -74,12 +31,11 @@ def _kinds():
 
 def _refuse(model, direction):
     names = ("DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor, "
-             "ExtraTreesClassifier, ExtraTreesRegressor")
+             "ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier, GradientBoostingRegressor")
     raise TypeError(
-        f"{direction} converts the axis-aligned trees and forests ({names}); got {type(model).__name__}. "
-        "Oblique and rotated trees split on a combination of features, which scikit-learn's trees cannot "
-        "hold; gradient boosting keeps its initial score and scaled leaves differently in the two libraries "
-        "(see forestzoo.interop)."
+        f"{direction} converts the axis-aligned trees, forests and gradient boosting ({names}); got "
+        f"{type(model).__name__}. Oblique and rotated trees split on a combination of features, which "
+        "scikit-learn's trees cannot hold (see forestzoo.interop)."
     )
 
 
@@ -266,56 +222,8 @@ def _to_sklearn_tree(est, sk_cls, classifier, random_splitter):
     return sk
 
 
-def to_sklearn(model):
-    """The scikit-learn estimator equal to a fitted forestzoo tree or forest.
-
-    Parameters
-    ----------
-    model : forestzoo estimator
-        A fitted ``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
-        ``RandomForestClassifier``, ``RandomForestRegressor``,
-        ``ExtraTreesClassifier`` or ``ExtraTreesRegressor`` (subclasses that
-        grow oblique or rotated trees are refused).
-
-    Returns
-    -------
-    estimator : scikit-learn estimator
-        ``sklearn.tree.DecisionTree*`` or ``sklearn.ensemble.RandomForest*``
-        / ``ExtraTrees*`` (whose trees are ``ExtraTree*``), fitted: every
-        tree's ``tree_`` is a ``sklearn.tree._tree.Tree`` with forestzoo's
-        thresholds, NaN directions, node statistics and leaf values; the
-        fitted attributes scikit-learn's ``fit`` sets are filled
-        (``classes_``, ``n_features_in_``, ``feature_names_in_``,
-        ``estimators_``, ``estimator_``, ``estimators_samples_`` from the
-        trees' seeds, the out-of-bag results when computed).  ``predict``,
-        ``predict_proba`` and ``apply`` equal forestzoo's bit for bit (for a
-        forest with the converted model's ``n_jobs`` at 1, see the module
-        docstring).
-
-    Raises
-    ------
-    TypeError
-        For any other model: oblique and rotated trees (a split combines
-        features), gradient boosting, the other families.
-    ValueError
-        For a forest stored for prediction only (``PredictionTree``), and for
-        a multi-output model (``n_outputs_ > 1``).
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> from sklearn.tree import export_text
-    >>> from forestzoo import DecisionTreeClassifier
-    >>> from forestzoo.interop import to_sklearn
-    >>> X, y = load_iris(return_X_y=True)
-    >>> sk = to_sklearn(DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y))
-    >>> print(export_text(sk))
-    |--- feature_2 <= 2.45
-    |   |--- class: 0
-    |--- feature_2 >  2.45
-    |   |--- class: 1
-    <BLANKLINE>
-    """
+def forest_to_sklearn(model):
+    """The scikit-learn tree or forest equal to a forestzoo one (see :func:`forestzoo.interop.to_sklearn`)."""
     kind = next((k for k in _kinds() if type(model) is k[0]), None)
     if kind is None:
         _refuse(model, "to_sklearn")
@@ -357,7 +265,7 @@ def _sk_kind(sk_model):
             return kind
     from sklearn import tree as skt
 
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     if type(sk_model) is skt.ExtraTreeClassifier:
         return DecisionTreeClassifier, skt.ExtraTreeClassifier, None, True
@@ -393,46 +301,8 @@ def _from_sklearn_tree(sk, fz_cls, classifier, random_splitter):
     return est
 
 
-def from_sklearn(sk_model):
-    """The forestzoo estimator equal to a fitted scikit-learn tree or forest.
-
-    Parameters
-    ----------
-    sk_model : scikit-learn estimator
-        A fitted ``sklearn.tree.DecisionTreeClassifier``,
-        ``DecisionTreeRegressor``, ``ExtraTreeClassifier``,
-        ``ExtraTreeRegressor`` or ``sklearn.ensemble.RandomForestClassifier``,
-        ``RandomForestRegressor``, ``ExtraTreesClassifier``,
-        ``ExtraTreesRegressor`` with one output.
-
-    Returns
-    -------
-    estimator : forestzoo estimator
-        The forestzoo class of the same name (an ``ExtraTree*`` becomes a
-        ``DecisionTree*`` with ``splitter="random"``), fitted: its trees hold
-        scikit-learn's thresholds, NaN directions, node statistics and leaf
-        values, and its predictions equal scikit-learn's bit for bit (a
-        scikit-learn forest with ``n_jobs=1``, see the module docstring).
-        Prediction runs on forestzoo's compiled walker.
-
-    Raises
-    ------
-    TypeError
-        For any other estimator.
-    ValueError
-        For a multi-output model.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.datasets import load_iris
-    >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from forestzoo.interop import from_sklearn
-    >>> X, y = load_iris(return_X_y=True)
-    >>> rf = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
-    >>> bool(np.array_equal(from_sklearn(rf).predict_proba(X), rf.predict_proba(X)))
-    True
-    """
+def forest_from_sklearn(sk_model):
+    """The forestzoo tree or forest equal to a scikit-learn one (see :func:`forestzoo.interop.from_sklearn`)."""
     kind = _sk_kind(sk_model)
     if kind is None:
         _refuse(sk_model, "from_sklearn")
@@ -477,7 +347,8 @@ def forest_trees(forest):
     ----------
     forest : fitted estimator
         A forestzoo tree or forest whose trees are axis-aligned, or one of
-        the scikit-learn classes :func:`from_sklearn` accepts.
+        the scikit-learn trees and forests :func:`forestzoo.interop.from_sklearn`
+        accepts (gradient boosting is not a forest of votes: refused).
 
     Returns
     -------
@@ -502,7 +373,7 @@ def forest_trees(forest):
     (3, [0, 1, 2])
     """
     if type(forest).__module__.startswith("sklearn."):
-        forest = from_sklearn(forest)
+        forest = forest_from_sklearn(forest)
     _check_fitted(forest)
     if hasattr(forest, "estimators_"):
         ests = list(np.ravel(np.asarray(forest.estimators_, dtype=object)))
@@ -542,7 +413,8 @@ def given_forest(forest, n_features, classes, estimator_name):
     Returns
     -------
     fz_forest : forestzoo estimator
-        ``forest`` itself, or a scikit-learn model converted by :func:`from_sklearn`.
+        ``forest`` itself, or a scikit-learn model converted by
+        :func:`forestzoo.interop.from_sklearn`.
     trees : list of Tree
         The trees, a classifier's value columns laid out as ``classes``.
 
@@ -572,7 +444,7 @@ def given_forest(forest, n_features, classes, estimator_name):
                 values[:, col] = t.values
                 widened.append(Tree(t.nodes, values, t.n_features))
             trees = widened
-    fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else from_sklearn(forest)
+    fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else forest_from_sklearn(forest)
     return fz_forest, trees
 
 
