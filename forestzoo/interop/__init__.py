@@ -22,6 +22,12 @@ Trees and forests keep predictions bit for bit in both directions:
   ``missing_go_to_left``);
 * leaves hold class proportions (scikit-learn >= 1.4 stores fractions too)
   or the mean target, copied unchanged;
+* a multi-output tree (a 2-D ``y``) holds every output's class
+  proportions (or means) side by side, each output zero-padded to the
+  largest class count, in both: scikit-learn's ``(n_nodes, n_outputs,
+  max_n_classes)`` values are forestzoo's ``(n_nodes, n_outputs *
+  max_n_classes)`` reshaped, and ``predict_proba`` is a list of one array
+  per output in both;
 * a forest adds its trees' leaf rows in tree order and divides by the
   number of trees in both.  scikit-learn does so in tree order only with
   ``n_jobs=1`` (its threads add under a lock in whichever order they
@@ -62,8 +68,7 @@ scikit-learn's is the in-bag loss and forestzoo's the loss on all rows.
 
 Refused, with a ``TypeError``: oblique and rotated forests (no single
 feature per split: scikit-learn's trees have none to hold them) and every
-other family; with a ``ValueError``: multi-output models (``n_outputs_ >
-1``) in either direction, scikit-learn's losses forestzoo lacks
+other family; with a ``ValueError``: scikit-learn's losses forestzoo lacks
 (``"exponential"``, ``"quantile"``) and an ``init`` estimator whose initial
 score depends on ``x`` (forestzoo's gradient boosting starts from a
 constant).
@@ -88,7 +93,8 @@ def to_sklearn(model):
         ``RandomForestClassifier``, ``RandomForestRegressor``,
         ``ExtraTreesClassifier``, ``ExtraTreesRegressor``,
         ``GradientBoostingClassifier`` or ``GradientBoostingRegressor``
-        (subclasses that grow oblique or rotated trees are refused).
+        (subclasses that grow oblique or rotated trees are refused); trees and
+        forests of one output or several.
 
     Returns
     -------
@@ -114,8 +120,7 @@ def to_sklearn(model):
         For any other model: oblique and rotated trees (a split combines
         features), the other families.
     ValueError
-        For a forest stored for prediction only (``PredictionTree``), and for
-        a multi-output model (``n_outputs_ > 1``).
+        For a forest stored for prediction only (``PredictionTree``).
 
     Examples
     --------
@@ -159,7 +164,7 @@ def from_sklearn(sk_model):
         ``DecisionTreeRegressor``, ``ExtraTreeClassifier``,
         ``ExtraTreeRegressor`` or ``sklearn.ensemble.RandomForestClassifier``,
         ``RandomForestRegressor``, ``ExtraTreesClassifier``,
-        ``ExtraTreesRegressor`` with one output, or a
+        ``ExtraTreesRegressor`` (one output or several), or a
         ``GradientBoostingClassifier`` (``loss="log_loss"``) or
         ``GradientBoostingRegressor`` (``loss`` "squared_error",
         "absolute_error" or "huber") whose ``init`` is a constant.
@@ -181,7 +186,7 @@ def from_sklearn(sk_model):
     TypeError
         For any other estimator.
     ValueError
-        For a multi-output model; for a gradient boosting whose loss
+        For a gradient boosting whose loss
         forestzoo lacks (``"exponential"``, ``"quantile"``) or whose ``init``
         estimator's score depends on ``x``.
 

@@ -54,13 +54,16 @@ def sklearn_tree(tree, n_classes=None):
     tree : Tree or LeafValueTree
         Axis-aligned (no oblique node).
     n_classes : int or None
-        Number of classes (the value columns); None for a regression tree.
+        Number of classes (the value columns) of a single-output tree; None
+        for a regression tree.  A multi-output tree's class counts are its
+        own (``tree.n_classes``).
 
     Returns
     -------
     sklearn.tree._tree.Tree
         Built with scikit-learn's node dtype through ``__setstate__``; values
-        ``(n_nodes, 1, n_values)``.
+        ``(n_nodes, n_outputs, max_n_classes)``, every output's classes
+        zero-padded to the largest count, as both libraries lay them out.
 
     Raises
     ------
@@ -102,15 +105,20 @@ def sklearn_tree(tree, n_classes=None):
     out["weighted_n_node_samples"] = nodes["weighted_n_samples"]
     out["missing_go_to_left"] = np.where(internal, nodes["missing_left"], 0)
     values = np.ascontiguousarray(tree.values, dtype=np.float64)
-    width = values.shape[1]
-    sk = SkTree(tree.n_features, np.array([width if n_classes is None else n_classes], dtype=np.intp), 1)
+    if tree.n_outputs > 1:
+        counts = np.asarray(tree.n_classes, dtype=np.intp)
+        values = values.reshape(values.shape[0], tree.n_outputs, -1)
+    else:
+        counts = np.array([values.shape[1] if n_classes is None else n_classes], dtype=np.intp)
+        values = values[:, None, :]
+    sk = SkTree(tree.n_features, counts, counts.shape[0])
     sk.__setstate__({"max_depth": int(nodes["depth"].max()) if nodes.shape[0] else 0,
-                     "node_count": int(nodes.shape[0]), "nodes": out, "values": values[:, None, :].copy()})
+                     "node_count": int(nodes.shape[0]), "nodes": out, "values": values.copy()})
     return sk
 
 
 def forestzoo_tree(sk_tree):
-    """A ``sklearn.tree._tree.Tree`` (one output) as a forestzoo :class:`~forestzoo._engine.api.Tree`.
+    """A ``sklearn.tree._tree.Tree`` as a forestzoo :class:`~forestzoo._engine.api.Tree`.
 
     Depths are recomputed from the child links and ``improvement`` (the
     weighted impurity decrease of MDI) from the nodes' impurities and
@@ -119,17 +127,15 @@ def forestzoo_tree(sk_tree):
     Parameters
     ----------
     sk_tree : sklearn.tree._tree.Tree
-        A fitted scikit-learn tree with one output.
+        A fitted scikit-learn tree, of one output or several.
 
     Returns
     -------
     Tree
-        The same nodes, thresholds, NaN directions and leaf values.
-
-    Raises
-    ------
-    ValueError
-        When the tree has several outputs.
+        The same nodes, thresholds, NaN directions and leaf values; with
+        several outputs, ``output_classes`` holds every output's class count
+        (1 for regression) and ``values`` the outputs side by side, each
+        zero-padded to the largest count.
 
     Examples
     --------
@@ -142,8 +148,6 @@ def forestzoo_tree(sk_tree):
     >>> tree.node_count == sk.tree_.node_count
     True
     """
-    if sk_tree.n_outputs != 1:
-        raise ValueError(f"forestzoo trees have one output; this scikit-learn tree has {sk_tree.n_outputs}.")
     state = sk_tree.__getstate__()
     src = state["nodes"]
     n = src.shape[0]
@@ -170,8 +174,13 @@ def forestzoo_tree(sk_tree):
     for j in k:  # children follow their parents in scikit-learn's depth-first and best-first builders alike
         depth[left[j]] = depth[right[j]] = depth[j] + 1
     nodes["depth"] = depth
-    values = np.ascontiguousarray(state["values"][:, 0, : int(sk_tree.n_classes[0])], dtype=np.float64)
-    return Tree(nodes, values, int(sk_tree.n_features))
+    if sk_tree.n_outputs == 1:
+        values = np.ascontiguousarray(state["values"][:, 0, : int(sk_tree.n_classes[0])], dtype=np.float64)
+        return Tree(nodes, values, int(sk_tree.n_features))
+    values = np.ascontiguousarray(state["values"], dtype=np.float64).reshape(n, -1)
+    tree = Tree(nodes, values, int(sk_tree.n_features))
+    tree.output_classes = np.asarray(sk_tree.n_classes, dtype=np.intp)
+    return tree
 
 
 def _children_after_parents(sk_tree):
@@ -189,15 +198,24 @@ def _int_or_none(random_state):
     return random_state if isinstance(random_state, (int, np.integer)) else None
 
 
-def _fitted_common(dst, src, classifier):
-    """Copy the fitted attributes every tree and forest has."""
+def _fitted_common(dst, src, classifier, forest=False):
+    """Copy the fitted attributes every tree and forest has.
+
+    With several outputs both libraries hold ``classes_`` as a list of
+    arrays and ``n_classes_`` as a list (a forest) or an intp array (a tree).
+    """
     dst.n_features_in_ = int(src.n_features_in_)
     if hasattr(src, "feature_names_in_"):
         dst.feature_names_in_ = src.feature_names_in_
-    dst.n_outputs_ = 1
-    if classifier:
+    n_outputs = int(getattr(src, "n_outputs_", 1))
+    dst.n_outputs_ = n_outputs
+    if classifier and n_outputs == 1:
         dst.classes_ = src.classes_
         dst.n_classes_ = int(src.n_classes_)
+    elif classifier:
+        dst.classes_ = [np.asarray(c) for c in src.classes_]
+        counts = [int(c) for c in src.n_classes_]
+        dst.n_classes_ = counts if forest else np.array(counts, dtype=np.intp)
 
 
 def _sk_criterion(model, classifier):
@@ -228,9 +246,6 @@ def forest_to_sklearn(model):
     if kind is None:
         _refuse(model, "to_sklearn")
     _check_fitted(model)
-    if getattr(model, "n_outputs_", 1) != 1:
-        raise ValueError(f"to_sklearn converts single-output models; this {type(model).__name__} has "
-                         f"{model.n_outputs_} outputs.")
     _, sk_cls, sk_tree_cls, random_splitter = kind
     classifier = hasattr(model, "classes_")
     if sk_tree_cls is None:
@@ -245,7 +260,7 @@ def forest_to_sklearn(model):
     random = random_splitter or model.splitter == "random"
     sk.estimators_ = [_to_sklearn_tree(e, sk_tree_cls, classifier, random) for e in model.estimators_]
     sk.estimator_ = sk_tree_cls()
-    _fitted_common(sk, model, classifier)
+    _fitted_common(sk, model, classifier, forest=True)
     n = getattr(model, "_n_samples_fit", None)
     if n is not None:
         sk._n_samples = int(n)
@@ -283,8 +298,6 @@ def _fz_criterion(sk_model, classifier):
 
 def _from_sklearn_tree(sk, fz_cls, classifier, random_splitter):
     """One fitted forestzoo tree estimator from a fitted scikit-learn tree estimator."""
-    if sk.n_outputs_ != 1:
-        raise ValueError(f"forestzoo trees have one output; this {type(sk).__name__} has {sk.n_outputs_}.")
     if not _children_after_parents(sk.tree_):
         raise ValueError("This tree stores a child before its parent, which forestzoo's predictor does not "
                          "read; scikit-learn's own builders never do.")
@@ -309,9 +322,6 @@ def forest_from_sklearn(sk_model):
     _check_fitted(sk_model)
     fz_cls, _, sk_tree_cls, random_splitter = kind
     classifier = hasattr(sk_model, "classes_")
-    if getattr(sk_model, "n_outputs_", 1) != 1:
-        raise ValueError(f"from_sklearn converts single-output models; this {type(sk_model).__name__} has "
-                         f"{sk_model.n_outputs_} outputs.")
     if sk_tree_cls is None:
         return _from_sklearn_tree(sk_model, fz_cls, classifier, random_splitter)
 
@@ -331,7 +341,7 @@ def forest_from_sklearn(sk_model):
         t._bootstrap_draws = int(draws or 0)
         trees.append(t)
     model.estimators_ = trees
-    _fitted_common(model, sk_model, classifier)
+    _fitted_common(model, sk_model, classifier, forest=True)
     if n_samples is not None:
         model._n_samples_fit = int(n_samples)
     for attr in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
@@ -361,6 +371,9 @@ def forest_trees(forest):
     ------
     TypeError
         When the model is neither, or has oblique trees.
+    ValueError
+        When the model has several outputs, or keeps only what prediction
+        reads (``PredictionTree``).
 
     Examples
     --------
@@ -381,6 +394,9 @@ def forest_trees(forest):
         ests = [forest]
     else:
         raise TypeError(f"Expected a fitted tree or forest (with tree_ or estimators_), got {type(forest).__name__}.")
+    if getattr(forest, "n_outputs_", 1) != 1:
+        raise ValueError(f"This {type(forest).__name__} predicts {forest.n_outputs_} outputs; a forest of one "
+                         "output is needed.")
     trees = []
     for e in ests:
         t = getattr(e, "tree_", None)
