@@ -46,8 +46,10 @@ products; every converted leaf makes the same float64 product, and the trees
 are added in the same order, so:
 
 * towards forestzoo, ``f_0`` is scikit-learn's own initial score:
-  ``decision_function``, ``predict_proba`` and ``predict`` are bit for bit
-  scikit-learn's (``tests/test_interop_boosting.py``);
+  ``decision_function``, ``predict`` and ``apply`` are bit for bit
+  scikit-learn's.  ``predict_proba`` is each library's own ``expit`` /
+  ``softmax`` of those scores; they gave the same floats on every row
+  tested, but the two implementations are not the same code;
 * towards scikit-learn, a regressor's ``init_`` (``DummyRegressor``) holds
   ``f_0`` unchanged: ``predict`` is bit for bit forestzoo's.  A classifier's
   ``init_`` is ``DummyClassifier(strategy="prior")``, from whose prior
