@@ -101,6 +101,78 @@ def test_from_sklearn_predicts_bit_for_bit(sk_cls, clf_data, reg_data):
         np.testing.assert_array_equal(model.set_params(n_jobs=2).predict(Xt), sk.predict(Xt))
 
 
+@pytest.fixture(scope="module")
+def multi_clf_data(clf_data):
+    """Three outputs: 3 classes, 2 classes, 3 classes labelled 5-7 (value rows zero-padded differently)."""
+    X, y = clf_data
+    Xf = np.nan_to_num(X)
+    Y = np.column_stack([y, (Xf[:, 0] > 0).astype(int), np.digitize(Xf[:, 1], [-0.5, 0.5]) + 5])
+    return X, Y
+
+
+@pytest.fixture(scope="module")
+def multi_reg_data():
+    X, Y = make_regression(300, 5, n_targets=3, random_state=0)
+    return _with_nan(X), Y
+
+
+def _assert_same_multi(a, b, X):
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    np.testing.assert_array_equal(a.apply(X), b.apply(X))
+    if hasattr(a, "predict_proba"):
+        pa, pb = a.predict_proba(X), b.predict_proba(X)
+        assert isinstance(pa, list) and isinstance(pb, list) and len(pa) == len(pb) == a.n_outputs_
+        for u, v in zip(pa, pb):
+            np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize("name", FZ_CLASSES)
+def test_multi_output_both_ways_bit_for_bit(name, multi_clf_data, multi_reg_data):
+    classifier = name.endswith("Classifier")
+    X, Y = multi_clf_data if classifier else multi_reg_data
+    forest = not name.startswith("Decision")
+    kw = {"n_estimators": 4} if forest else {}
+    model = getattr(fz, name)(random_state=0, **kw).fit(X, Y)
+    assert model.n_outputs_ == 3
+    sk = to_sklearn(model)
+    assert type(sk).__module__.startswith("sklearn.") and sk.n_outputs_ == 3
+    Xt = _on_thresholds(model, X)
+    _assert_same_multi(model, sk, Xt)
+    _assert_same_multi(model, from_sklearn(sk), Xt)
+    np.testing.assert_allclose(sk.feature_importances_, model.feature_importances_, rtol=1e-12, atol=1e-15)
+
+    sk_cls = getattr(ske if forest else skt, name)
+    ref = sk_cls(random_state=0, **kw).fit(X, Y)
+    back = from_sklearn(ref)
+    assert type(back) is getattr(fz, name) and back.n_outputs_ == 3
+    _assert_same_multi(ref, back, Xt)
+    _assert_same_multi(ref, to_sklearn(back), Xt)
+    if classifier:
+        assert [c.tolist() for c in back.classes_] == [[0, 1, 2], [0, 1], [5, 6, 7]]
+        np.testing.assert_array_equal(back.n_classes_, [3, 2, 3])
+        assert isinstance(back.n_classes_, list) == forest  # a forest's is a list, a tree's an array, in both
+        assert isinstance(to_sklearn(back).n_classes_, list) == forest
+        tree = (back.estimators_[0] if forest else back).tree_
+        np.testing.assert_array_equal(tree.output_classes, [3, 2, 3])
+        assert tree.values.shape[1] == 9
+
+
+def test_multi_output_out_of_bag_results_are_carried(multi_clf_data, multi_reg_data):
+    X, Y = multi_clf_data
+    Xc = np.nan_to_num(X)
+    labels = np.column_stack([Y[:, 1], Y[:, 0] == 0]).astype(int)  # scikit-learn's out-of-bag score needs two classes
+    rf = ske.RandomForestClassifier(n_estimators=20, oob_score=True, random_state=0).fit(Xc, labels)
+    back = from_sklearn(rf)
+    np.testing.assert_array_equal(back.oob_decision_function_, rf.oob_decision_function_)
+    assert back.oob_score_ == rf.oob_score_
+    X, Y = multi_reg_data
+    model = fz.ExtraTreesRegressor(n_estimators=20, bootstrap=True, oob_score=True, random_state=0).fit(X, Y)
+    sk = to_sklearn(model)
+    np.testing.assert_array_equal(sk.oob_prediction_, model.oob_prediction_)
+    for p, q in zip(model.estimators_samples_, sk.estimators_samples_):
+        np.testing.assert_array_equal(p, q)
+
+
 def test_from_sklearn_keeps_string_classes_and_feature_names(clf_data):
     pd = pytest.importorskip("pandas")
     X, y = clf_data
@@ -118,19 +190,18 @@ def test_refusals(clf_data):
     X, y = clf_data
     Xc = np.nan_to_num(X)
     for model in (fz.RotationForestClassifier(n_estimators=2, random_state=0).fit(Xc, y),
-                  fz.GradientBoostingClassifier(n_estimators=2).fit(Xc, y)):
+                  fz.AdaBoostClassifier(n_estimators=2).fit(Xc, y)):
         with pytest.raises(TypeError, match="axis-aligned"):
             to_sklearn(model)
-    with pytest.raises(TypeError, match="got GradientBoostingClassifier"):
-        from_sklearn(ske.GradientBoostingClassifier(n_estimators=2).fit(Xc, y))
+    with pytest.raises(TypeError, match="got AdaBoostClassifier"):
+        from_sklearn(ske.AdaBoostClassifier(n_estimators=2).fit(Xc, y))
     with pytest.raises(NotFittedError):
         to_sklearn(fz.RandomForestClassifier())
     with pytest.raises(NotFittedError):
         from_sklearn(ske.RandomForestClassifier())
-    with pytest.raises(ValueError, match="single-output"):
-        from_sklearn(skt.DecisionTreeRegressor().fit(Xc, np.column_stack([y, y])))
-    with pytest.raises(ValueError, match="single-output"):
-        to_sklearn(fz.DecisionTreeRegressor().fit(Xc, np.column_stack([y, y])))
+    # a method started from a forest needs one output
+    with pytest.raises(ValueError, match="3 outputs"):
+        forest_trees(ske.RandomForestClassifier(n_estimators=2, random_state=0).fit(Xc, np.column_stack([y, y, y])))
     # a forest stored for prediction only has no node statistics left
     rf = fz.RandomForestClassifier(n_estimators=2, random_state=0).fit(X, y)._keep_prediction_only()
     with pytest.raises(ValueError, match="PredictionTree"):

@@ -1,51 +1,8 @@
-"""Fitted trees and forests in and out of scikit-learn.
-
-:func:`to_sklearn` turns a fitted forestzoo ``DecisionTree*``,
-``RandomForest*`` or ``ExtraTrees*`` into the scikit-learn estimator of the
-same kind, with genuine ``sklearn.tree._tree.Tree`` objects built through
-their pickle state (``__setstate__``): everything written for
-scikit-learn's trees then reads it -- ``export_text``, ``plot_tree``,
-SHAP's ``TreeExplainer``, ``skl2onnx``, Treelite.  :func:`from_sklearn`
-is the way back: a fitted scikit-learn tree or forest of those classes
-becomes a forestzoo estimator, which predicts with forestzoo's compiled
-walker.
-
-Both directions keep predictions bit for bit:
-
-* both libraries read ``X`` as float32 and send ``x`` left when ``x <=
-  threshold``; the float64 threshold is copied unchanged, so every float32
-  input, a row lying exactly on a threshold included, goes the same way
-  (forestzoo's walker compares with the threshold rounded down to float32,
-  which is the same test for float32 ``x``);
-* a missing value (NaN) goes to the child named by the node's missing flag
-  in both (forestzoo's ``missing_left``, scikit-learn's
-  ``missing_go_to_left``);
-* leaves hold class proportions (scikit-learn >= 1.4 stores fractions too)
-  or the mean target, copied unchanged;
-* a forest adds its trees' leaf rows in tree order and divides by the
-  number of trees in both.  scikit-learn does so in tree order only with
-  ``n_jobs=1`` (its threads add under a lock in whichever order they
-  finish), so with ``n_jobs > 1`` its sums may differ from forestzoo's in the
-  last bits (relative 1e-15).
-
-Refused, with a ``TypeError``: oblique and rotated forests (no single
-feature per split: scikit-learn's trees have none to hold them), gradient
-boosting and every other family; with a ``ValueError``, multi-output models
-(``n_outputs_ > 1``) in either direction.
-Gradient boosting is refused because the arithmetic differs:
-scikit-learn rebuilds the initial raw score of a classifier from
-``init_.predict_proba`` through the link function and scales each tree at
-prediction time, while forestzoo keeps the raw score and already scaled
-leaves, so the two would agree only to rounding.
-
-Hyperparameters are carried over where the other library has them, so that
-``clone(model).fit`` grows a comparable model; they play no part in the
-converted model's predictions.
-"""
+"""Axis-aligned trees and forests in and out of scikit-learn (see :mod:`forestzoo.interop`)."""
 
 import numpy as np
 
-from ._engine.api import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
+from .._engine.api import NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree
 
 #: scikit-learn's code for "no feature / no threshold" at a leaf.
 _SK_UNDEFINED = -2
@@ -59,8 +16,8 @@ def _kinds():
     """``[(forestzoo class, scikit-learn class, scikit-learn tree class, random splitter)]``, most specific first."""
     from sklearn import ensemble as ske, tree as skt
 
-    from .ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from ..ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
+    from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     return [
         (ExtraTreesClassifier, ske.ExtraTreesClassifier, skt.ExtraTreeClassifier, True),
@@ -74,12 +31,11 @@ def _kinds():
 
 def _refuse(model, direction):
     names = ("DecisionTreeClassifier, DecisionTreeRegressor, RandomForestClassifier, RandomForestRegressor, "
-             "ExtraTreesClassifier, ExtraTreesRegressor")
+             "ExtraTreesClassifier, ExtraTreesRegressor, GradientBoostingClassifier, GradientBoostingRegressor")
     raise TypeError(
-        f"{direction} converts the axis-aligned trees and forests ({names}); got {type(model).__name__}. "
-        "Oblique and rotated trees split on a combination of features, which scikit-learn's trees cannot "
-        "hold; gradient boosting keeps its initial score and scaled leaves differently in the two libraries "
-        "(see forestzoo.interop)."
+        f"{direction} converts the axis-aligned trees, forests and gradient boosting ({names}); got "
+        f"{type(model).__name__}. Oblique and rotated trees split on a combination of features, which "
+        "scikit-learn's trees cannot hold (see forestzoo.interop)."
     )
 
 
@@ -98,13 +54,16 @@ def sklearn_tree(tree, n_classes=None):
     tree : Tree or LeafValueTree
         Axis-aligned (no oblique node).
     n_classes : int or None
-        Number of classes (the value columns); None for a regression tree.
+        Number of classes (the value columns) of a single-output tree; None
+        for a regression tree.  A multi-output tree's class counts are its
+        own (``tree.n_classes``).
 
     Returns
     -------
     sklearn.tree._tree.Tree
         Built with scikit-learn's node dtype through ``__setstate__``; values
-        ``(n_nodes, 1, n_values)``.
+        ``(n_nodes, n_outputs, max_n_classes)``, every output's classes
+        zero-padded to the largest count, as both libraries lay them out.
 
     Raises
     ------
@@ -146,15 +105,20 @@ def sklearn_tree(tree, n_classes=None):
     out["weighted_n_node_samples"] = nodes["weighted_n_samples"]
     out["missing_go_to_left"] = np.where(internal, nodes["missing_left"], 0)
     values = np.ascontiguousarray(tree.values, dtype=np.float64)
-    width = values.shape[1]
-    sk = SkTree(tree.n_features, np.array([width if n_classes is None else n_classes], dtype=np.intp), 1)
+    if tree.n_outputs > 1:
+        counts = np.asarray(tree.n_classes, dtype=np.intp)
+        values = values.reshape(values.shape[0], tree.n_outputs, -1)
+    else:
+        counts = np.array([values.shape[1] if n_classes is None else n_classes], dtype=np.intp)
+        values = values[:, None, :]
+    sk = SkTree(tree.n_features, counts, counts.shape[0])
     sk.__setstate__({"max_depth": int(nodes["depth"].max()) if nodes.shape[0] else 0,
-                     "node_count": int(nodes.shape[0]), "nodes": out, "values": values[:, None, :].copy()})
+                     "node_count": int(nodes.shape[0]), "nodes": out, "values": values.copy()})
     return sk
 
 
 def forestzoo_tree(sk_tree):
-    """A ``sklearn.tree._tree.Tree`` (one output) as a forestzoo :class:`~forestzoo._engine.api.Tree`.
+    """A ``sklearn.tree._tree.Tree`` as a forestzoo :class:`~forestzoo._engine.api.Tree`.
 
     Depths are recomputed from the child links and ``improvement`` (the
     weighted impurity decrease of MDI) from the nodes' impurities and
@@ -163,17 +127,15 @@ def forestzoo_tree(sk_tree):
     Parameters
     ----------
     sk_tree : sklearn.tree._tree.Tree
-        A fitted scikit-learn tree with one output.
+        A fitted scikit-learn tree, of one output or several.
 
     Returns
     -------
     Tree
-        The same nodes, thresholds, NaN directions and leaf values.
-
-    Raises
-    ------
-    ValueError
-        When the tree has several outputs.
+        The same nodes, thresholds, NaN directions and leaf values; with
+        several outputs, ``output_classes`` holds every output's class count
+        (1 for regression) and ``values`` the outputs side by side, each
+        zero-padded to the largest count.
 
     Examples
     --------
@@ -186,8 +148,6 @@ def forestzoo_tree(sk_tree):
     >>> tree.node_count == sk.tree_.node_count
     True
     """
-    if sk_tree.n_outputs != 1:
-        raise ValueError(f"forestzoo trees have one output; this scikit-learn tree has {sk_tree.n_outputs}.")
     state = sk_tree.__getstate__()
     src = state["nodes"]
     n = src.shape[0]
@@ -214,8 +174,13 @@ def forestzoo_tree(sk_tree):
     for j in k:  # children follow their parents in scikit-learn's depth-first and best-first builders alike
         depth[left[j]] = depth[right[j]] = depth[j] + 1
     nodes["depth"] = depth
-    values = np.ascontiguousarray(state["values"][:, 0, : int(sk_tree.n_classes[0])], dtype=np.float64)
-    return Tree(nodes, values, int(sk_tree.n_features))
+    if sk_tree.n_outputs == 1:
+        values = np.ascontiguousarray(state["values"][:, 0, : int(sk_tree.n_classes[0])], dtype=np.float64)
+        return Tree(nodes, values, int(sk_tree.n_features))
+    values = np.ascontiguousarray(state["values"], dtype=np.float64).reshape(n, -1)
+    tree = Tree(nodes, values, int(sk_tree.n_features))
+    tree.output_classes = np.asarray(sk_tree.n_classes, dtype=np.intp)
+    return tree
 
 
 def _children_after_parents(sk_tree):
@@ -233,15 +198,24 @@ def _int_or_none(random_state):
     return random_state if isinstance(random_state, (int, np.integer)) else None
 
 
-def _fitted_common(dst, src, classifier):
-    """Copy the fitted attributes every tree and forest has."""
+def _fitted_common(dst, src, classifier, forest=False):
+    """Copy the fitted attributes every tree and forest has.
+
+    With several outputs both libraries hold ``classes_`` as a list of
+    arrays and ``n_classes_`` as a list (a forest) or an intp array (a tree).
+    """
     dst.n_features_in_ = int(src.n_features_in_)
     if hasattr(src, "feature_names_in_"):
         dst.feature_names_in_ = src.feature_names_in_
-    dst.n_outputs_ = 1
-    if classifier:
+    n_outputs = int(getattr(src, "n_outputs_", 1))
+    dst.n_outputs_ = n_outputs
+    if classifier and n_outputs == 1:
         dst.classes_ = src.classes_
         dst.n_classes_ = int(src.n_classes_)
+    elif classifier:
+        dst.classes_ = [np.asarray(c) for c in src.classes_]
+        counts = [int(c) for c in src.n_classes_]
+        dst.n_classes_ = counts if forest else np.array(counts, dtype=np.intp)
 
 
 def _sk_criterion(model, classifier):
@@ -266,63 +240,12 @@ def _to_sklearn_tree(est, sk_cls, classifier, random_splitter):
     return sk
 
 
-def to_sklearn(model):
-    """The scikit-learn estimator equal to a fitted forestzoo tree or forest.
-
-    Parameters
-    ----------
-    model : forestzoo estimator
-        A fitted ``DecisionTreeClassifier``, ``DecisionTreeRegressor``,
-        ``RandomForestClassifier``, ``RandomForestRegressor``,
-        ``ExtraTreesClassifier`` or ``ExtraTreesRegressor`` (subclasses that
-        grow oblique or rotated trees are refused).
-
-    Returns
-    -------
-    estimator : scikit-learn estimator
-        ``sklearn.tree.DecisionTree*`` or ``sklearn.ensemble.RandomForest*``
-        / ``ExtraTrees*`` (whose trees are ``ExtraTree*``), fitted: every
-        tree's ``tree_`` is a ``sklearn.tree._tree.Tree`` with forestzoo's
-        thresholds, NaN directions, node statistics and leaf values; the
-        fitted attributes scikit-learn's ``fit`` sets are filled
-        (``classes_``, ``n_features_in_``, ``feature_names_in_``,
-        ``estimators_``, ``estimator_``, ``estimators_samples_`` from the
-        trees' seeds, the out-of-bag results when computed).  ``predict``,
-        ``predict_proba`` and ``apply`` equal forestzoo's bit for bit (for a
-        forest with the converted model's ``n_jobs`` at 1, see the module
-        docstring).
-
-    Raises
-    ------
-    TypeError
-        For any other model: oblique and rotated trees (a split combines
-        features), gradient boosting, the other families.
-    ValueError
-        For a forest stored for prediction only (``PredictionTree``), and for
-        a multi-output model (``n_outputs_ > 1``).
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> from sklearn.tree import export_text
-    >>> from forestzoo import DecisionTreeClassifier
-    >>> from forestzoo.interop import to_sklearn
-    >>> X, y = load_iris(return_X_y=True)
-    >>> sk = to_sklearn(DecisionTreeClassifier(max_depth=1, random_state=0).fit(X, y))
-    >>> print(export_text(sk))
-    |--- feature_2 <= 2.45
-    |   |--- class: 0
-    |--- feature_2 >  2.45
-    |   |--- class: 1
-    <BLANKLINE>
-    """
+def forest_to_sklearn(model):
+    """The scikit-learn tree or forest equal to a forestzoo one (see :func:`forestzoo.interop.to_sklearn`)."""
     kind = next((k for k in _kinds() if type(model) is k[0]), None)
     if kind is None:
         _refuse(model, "to_sklearn")
     _check_fitted(model)
-    if getattr(model, "n_outputs_", 1) != 1:
-        raise ValueError(f"to_sklearn converts single-output models; this {type(model).__name__} has "
-                         f"{model.n_outputs_} outputs.")
     _, sk_cls, sk_tree_cls, random_splitter = kind
     classifier = hasattr(model, "classes_")
     if sk_tree_cls is None:
@@ -337,7 +260,7 @@ def to_sklearn(model):
     random = random_splitter or model.splitter == "random"
     sk.estimators_ = [_to_sklearn_tree(e, sk_tree_cls, classifier, random) for e in model.estimators_]
     sk.estimator_ = sk_tree_cls()
-    _fitted_common(sk, model, classifier)
+    _fitted_common(sk, model, classifier, forest=True)
     n = getattr(model, "_n_samples_fit", None)
     if n is not None:
         sk._n_samples = int(n)
@@ -357,7 +280,7 @@ def _sk_kind(sk_model):
             return kind
     from sklearn import tree as skt
 
-    from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+    from ..tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     if type(sk_model) is skt.ExtraTreeClassifier:
         return DecisionTreeClassifier, skt.ExtraTreeClassifier, None, True
@@ -375,8 +298,6 @@ def _fz_criterion(sk_model, classifier):
 
 def _from_sklearn_tree(sk, fz_cls, classifier, random_splitter):
     """One fitted forestzoo tree estimator from a fitted scikit-learn tree estimator."""
-    if sk.n_outputs_ != 1:
-        raise ValueError(f"forestzoo trees have one output; this {type(sk).__name__} has {sk.n_outputs_}.")
     if not _children_after_parents(sk.tree_):
         raise ValueError("This tree stores a child before its parent, which forestzoo's predictor does not "
                          "read; scikit-learn's own builders never do.")
@@ -393,55 +314,14 @@ def _from_sklearn_tree(sk, fz_cls, classifier, random_splitter):
     return est
 
 
-def from_sklearn(sk_model):
-    """The forestzoo estimator equal to a fitted scikit-learn tree or forest.
-
-    Parameters
-    ----------
-    sk_model : scikit-learn estimator
-        A fitted ``sklearn.tree.DecisionTreeClassifier``,
-        ``DecisionTreeRegressor``, ``ExtraTreeClassifier``,
-        ``ExtraTreeRegressor`` or ``sklearn.ensemble.RandomForestClassifier``,
-        ``RandomForestRegressor``, ``ExtraTreesClassifier``,
-        ``ExtraTreesRegressor`` with one output.
-
-    Returns
-    -------
-    estimator : forestzoo estimator
-        The forestzoo class of the same name (an ``ExtraTree*`` becomes a
-        ``DecisionTree*`` with ``splitter="random"``), fitted: its trees hold
-        scikit-learn's thresholds, NaN directions, node statistics and leaf
-        values, and its predictions equal scikit-learn's bit for bit (a
-        scikit-learn forest with ``n_jobs=1``, see the module docstring).
-        Prediction runs on forestzoo's compiled walker.
-
-    Raises
-    ------
-    TypeError
-        For any other estimator.
-    ValueError
-        For a multi-output model.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn.datasets import load_iris
-    >>> from sklearn.ensemble import RandomForestClassifier
-    >>> from forestzoo.interop import from_sklearn
-    >>> X, y = load_iris(return_X_y=True)
-    >>> rf = RandomForestClassifier(n_estimators=10, random_state=0).fit(X, y)
-    >>> bool(np.array_equal(from_sklearn(rf).predict_proba(X), rf.predict_proba(X)))
-    True
-    """
+def forest_from_sklearn(sk_model):
+    """The forestzoo tree or forest equal to a scikit-learn one (see :func:`forestzoo.interop.from_sklearn`)."""
     kind = _sk_kind(sk_model)
     if kind is None:
         _refuse(sk_model, "from_sklearn")
     _check_fitted(sk_model)
     fz_cls, _, sk_tree_cls, random_splitter = kind
     classifier = hasattr(sk_model, "classes_")
-    if getattr(sk_model, "n_outputs_", 1) != 1:
-        raise ValueError(f"from_sklearn converts single-output models; this {type(sk_model).__name__} has "
-                         f"{sk_model.n_outputs_} outputs.")
     if sk_tree_cls is None:
         return _from_sklearn_tree(sk_model, fz_cls, classifier, random_splitter)
 
@@ -461,7 +341,7 @@ def from_sklearn(sk_model):
         t._bootstrap_draws = int(draws or 0)
         trees.append(t)
     model.estimators_ = trees
-    _fitted_common(model, sk_model, classifier)
+    _fitted_common(model, sk_model, classifier, forest=True)
     if n_samples is not None:
         model._n_samples_fit = int(n_samples)
     for attr in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
@@ -477,7 +357,8 @@ def forest_trees(forest):
     ----------
     forest : fitted estimator
         A forestzoo tree or forest whose trees are axis-aligned, or one of
-        the scikit-learn classes :func:`from_sklearn` accepts.
+        the scikit-learn trees and forests :func:`forestzoo.interop.from_sklearn`
+        accepts (gradient boosting is not a forest of votes: refused).
 
     Returns
     -------
@@ -490,6 +371,9 @@ def forest_trees(forest):
     ------
     TypeError
         When the model is neither, or has oblique trees.
+    ValueError
+        When the model has several outputs, or keeps only what prediction
+        reads (``PredictionTree``).
 
     Examples
     --------
@@ -502,7 +386,7 @@ def forest_trees(forest):
     (3, [0, 1, 2])
     """
     if type(forest).__module__.startswith("sklearn."):
-        forest = from_sklearn(forest)
+        forest = forest_from_sklearn(forest)
     _check_fitted(forest)
     if hasattr(forest, "estimators_"):
         ests = list(np.ravel(np.asarray(forest.estimators_, dtype=object)))
@@ -510,6 +394,9 @@ def forest_trees(forest):
         ests = [forest]
     else:
         raise TypeError(f"Expected a fitted tree or forest (with tree_ or estimators_), got {type(forest).__name__}.")
+    if getattr(forest, "n_outputs_", 1) != 1:
+        raise ValueError(f"This {type(forest).__name__} predicts {forest.n_outputs_} outputs; a forest of one "
+                         "output is needed.")
     trees = []
     for e in ests:
         t = getattr(e, "tree_", None)
@@ -542,7 +429,8 @@ def given_forest(forest, n_features, classes, estimator_name):
     Returns
     -------
     fz_forest : forestzoo estimator
-        ``forest`` itself, or a scikit-learn model converted by :func:`from_sklearn`.
+        ``forest`` itself, or a scikit-learn model converted by
+        :func:`forestzoo.interop.from_sklearn`.
     trees : list of Tree
         The trees, a classifier's value columns laid out as ``classes``.
 
@@ -572,7 +460,7 @@ def given_forest(forest, n_features, classes, estimator_name):
                 values[:, col] = t.values
                 widened.append(Tree(t.nodes, values, t.n_features))
             trees = widened
-    fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else from_sklearn(forest)
+    fz_forest = forest if type(forest).__module__.startswith("forestzoo.") else forest_from_sklearn(forest)
     return fz_forest, trees
 
 
