@@ -396,6 +396,69 @@ def check_side_effect_free(estimator):
             state[name] = False if name == "verbose" and isinstance(state[name], (bool, np.bool_)) else safe
 
 
+#: Fitted attributes that each estimator's prediction reads (``predict``, ``predict_proba``,
+#: ``decision_function``, ``apply``, ``transform``) or that :func:`validate_model` checks its arrays
+#: against.  A fitted model whose file lacks one of them (a file whose writer stored the state under
+#: another name) is refused on load, naming the attribute, instead of failing at predict.
+#: ``tests/test_io_attributes.py`` removes each fitted attribute of every estimator in turn and checks
+#: that every one whose absence breaks prediction is listed here.
+PREDICT_READS = {
+    "AdaBoostClassifier": ("classes_", "estimator_weights_", "estimators_", "n_classes_", "n_features_in_"),
+    "AdaBoostRegressor": ("estimator_weights_", "estimators_", "init_", "n_features_in_"),
+    "CascadeForestClassifier": ("_n_outputs", "classes_", "levels_", "n_classes_", "n_features_in_"),
+    "CascadeForestRegressor": ("_n_outputs", "levels_", "n_features_in_"),
+    "CompetenceForestClassifier": ("classes_", "incompetent_", "n_classes_", "n_features_in_", "trees_"),
+    "DNDTClassifier": ("classes_", "dnfs_", "input_dtype_", "mean_", "n_classes_", "n_features_in_", "scale_"),
+    "DNRFClassifier": ("classes_", "dnfs_", "input_dtype_", "mean_", "n_classes_", "n_features_in_", "scale_"),
+    "DecisionTreeClassifier": ("classes_", "n_classes_", "n_features_in_", "n_outputs_", "tree_"),
+    "DecisionTreeRegressor": ("n_features_in_", "n_outputs_", "tree_"),
+    "DenoisingRandomForestClassifier": ("autoencoders_", "classes_", "feature_mean_", "feature_std_", "layouts_",
+                                        "n_classes_", "n_features_in_"),
+    "DenoisingRandomForestRegressor": ("autoencoders_", "feature_mean_", "feature_std_", "layouts_",
+                                       "n_features_in_"),
+    "ExtraTreesClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "ExtraTreesRegressor": ("estimators_", "n_features_in_", "n_outputs_"),
+    "GCForestClassifier": ("classes_", "grains_", "levels_", "n_classes_", "n_features_in_"),
+    "GradientBoostingClassifier": ("classes_", "estimators_", "init_raw_prediction_", "n_classes_", "n_estimators_",
+                                   "n_features_in_", "n_trees_per_iteration_"),
+    "GradientBoostingRegressor": ("estimators_", "init_raw_prediction_", "n_estimators_", "n_features_in_",
+                                  "n_trees_per_iteration_"),
+    "HaarTreeClassifier": ("classes_", "image_shape_", "n_classes_", "n_features_in_", "node_filters_", "tree_"),
+    "HeterogeneousObliqueForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_",
+                                             "n_outputs_"),
+    "MPSVMForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "OneVsAllObliqueForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "OnlineRandomForestClassifier": ("classes_", "forest_", "n_features_in_"),
+    "OnlineRandomForestRegressor": ("forest_", "n_features_in_"),
+    "RVFLClassifier": ("classes_", "model_", "n_features_in_"),
+    "RVFLClassifierCV": ("best_estimator_",),
+    "RVFLForestClassifier": ("bags_", "classes_", "n_classes_", "n_features_in_"),
+    "RandomForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "RandomForestRegressor": ("estimators_", "n_features_in_", "n_outputs_"),
+    "RotationForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "RotationForestRegressor": ("estimators_", "n_features_in_", "n_outputs_"),
+    "TransferForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_", "n_outputs_"),
+    "TransferForestRegressor": ("estimators_", "n_features_in_", "n_outputs_"),
+}
+
+
+def is_fitted(est):
+    """scikit-learn's rule (``check_is_fitted``): a public attribute whose name ends with an underscore."""
+    return any(k.endswith("_") and not k.startswith("_") for k in est.__dict__)
+
+
+def check_fitted_attributes(est, where):
+    """A fitted forestzoo estimator holds every attribute of :data:`PREDICT_READS` for its class."""
+    cls = type(est)
+    if not cls.__module__.startswith("forestzoo.") or not is_fitted(est):
+        return
+    missing = [a for a in PREDICT_READS.get(cls.__name__, ()) if a not in est.__dict__]
+    if missing:
+        _fail(where, f"fitted attribute(s) {', '.join(missing)} missing: the file stores a fitted {cls.__name__} "
+                     "without them (written by a version that named or kept its state differently); refit the "
+                     "model and save it again")
+
+
 def validate_model(model, root="model"):
     """Walk the decoded object graph once: check every tree and online forest, reset file-chosen side effects.
 
@@ -433,6 +496,7 @@ def validate_model(model, root="model"):
                 missing = sorted(n for n in _param_names(type(obj)) if n not in obj.__dict__)
                 if missing:
                     _fail(where, f"parameter(s) {', '.join(missing)} missing")
+                check_fitted_attributes(obj, where)
                 check_side_effect_free(obj)
                 owners.append((obj, where))
                 owner = obj
@@ -972,10 +1036,14 @@ def check_cascade_levels(levels, where, n_outputs, widths, level_type=None):
                 fw = f"{lw}.forests[{f}]"
                 if type(fold) is not KFoldEstimator or fold.__dict__.get("n_outputs") != n_outputs:
                     _fail(fw, f"must be a KFoldEstimator of n_outputs={n_outputs}")
+                if type(fold.__dict__.get("classification")) is not bool:
+                    _fail(f"{fw}.classification", "must be a bool")
                 for e, forest in enumerate(_list(fold.__dict__.get("estimators_"), f"{fw}.estimators_")):
                     ew = f"{fw}.estimators_[{e}]"
                     if width is not None and forest.__dict__.get("n_features_in_") != width:
                         _fail(f"{ew}.n_features_in_", f"must be {width}, the columns this level reads")
+                    if isinstance_classifier(forest) != fold.classification:
+                        _fail(f"{fw}.classification", "must say whether its forests are classifiers")
                     if not isinstance_classifier(forest):
                         continue
                     codes = forest.__dict__.get("classes_")
@@ -1073,10 +1141,7 @@ def check_family(est, where):
     """The family check of ``est`` (:func:`family_checks`), when it is fitted."""
     for cls, check in family_checks():
         if isinstance(est, cls):
-            if _is_fitted(est):
+            if is_fitted(est):
                 check(est, where)
             return
 
-
-def _is_fitted(est):
-    return "n_features_in_" in est.__dict__
