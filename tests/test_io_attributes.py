@@ -16,14 +16,16 @@ from pathlib import Path
 import pytest
 
 import forestzoo
+from forestzoo.deep import MultiGrainedScanner
 from forestzoo.io import ModelFormatError, load, save
 from forestzoo.io._validate import PREDICT_READS
+from _estimators import fast_instance, toy_data
 from test_io import OUTPUT_METHODS, fitted
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import io_mutations as mut  # noqa: E402
 
-ESTIMATORS = forestzoo.all_estimators()
+ESTIMATORS = forestzoo.all_estimators() + [("MultiGrainedScanner", MultiGrainedScanner)]
 parametrize_estimators = pytest.mark.parametrize(
     "Estimator", [cls for _, cls in ESTIMATORS], ids=[name for name, _ in ESTIMATORS]
 )
@@ -34,6 +36,9 @@ def models():
     cache = {}
 
     def get(Estimator):
+        if Estimator is MultiGrainedScanner and Estimator not in cache:  # a transformer fitted on labels
+            X, y = toy_data(forestzoo.RandomForestClassifier(), 60)
+            cache[Estimator] = fast_instance(Estimator).fit(X, y), X
         if Estimator not in cache:
             cache[Estimator] = fitted(Estimator)
         return cache[Estimator]
@@ -82,7 +87,7 @@ def test_renamed_or_missing_attribute_is_refused_by_name(Estimator, models):
     buf = io.BytesIO()
     save(model, buf)
     data = buf.getvalue()
-    load(io.BytesIO(data)).predict(X)  # the file itself is valid
+    _predicts(load(io.BytesIO(data)), X)  # the file itself is valid
     for name in PREDICT_READS[Estimator.__name__]:
         with pytest.raises(ModelFormatError, match=f"fitted attribute\\(s\\) {name} missing"):
             load(io.BytesIO(_renamed(data, name, name.rstrip("_") + "_v0_")))

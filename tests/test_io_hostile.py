@@ -23,6 +23,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import forestzoo
+from forestzoo.deep import MultiGrainedScanner
 from forestzoo.io import ModelFormatError, load, save
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -464,6 +465,7 @@ def family_models():
         "ada_reg": _fit("AdaBoostRegressor", n_estimators=3),
         "cascade": _fit("CascadeForestRegressor", max_levels=2),
         "gcforest": _fit("GCForestClassifier", max_levels=1),
+        "scanner": fast_instance(MultiGrainedScanner, n_estimators=2, n_folds=2).fit(X, Y),
     }
 
 
@@ -510,7 +512,9 @@ FAMILY_EDITS = {
                                       lambda f: _edit_record(f, "top", 40), "node_filters_"),
     "haar unknown filter shape": ("haar", "node_filters_", lambda f: _edit_record(f, "shape", "spiral"),
                                   "node_filters_"),
+    "haar proportion above one": ("haar", "tree_.values", lambda v: v + 1.0, "proportions"),
     # competence: one flag per node of each tree
+    "competence proportion above one": ("competence", "trees_[0].values", lambda v: v + 1.0, "proportions"),
     "competence flags one short": ("competence", "incompetent_[0]", lambda a: a[:-1].copy(), "incompetent_"),
     "competence flags of another type": ("competence", "incompetent_[0]", lambda a: a.astype(np.int64),
                                          "incompetent_"),
@@ -522,6 +526,12 @@ FAMILY_EDITS = {
     # RVFL: every part of the network tuple
     "rvfl output weights one row short": ("rvfl", "model_", _tuple_item(6, lambda b: b[:-1].copy()), "model_"),
     "rvfl hidden weights NaN": ("rvfl", "model_", _tuple_item(2, lambda w: w * np.nan), "model_"),
+    "rvfl hidden weight that overflows": ("rvfl", "model_", _tuple_item(2, lambda w: np.where(w == w.max(), 1e308, w)),
+                                          "overflow"),
+    "rvfl output weight that overflows": ("rvfl", "model_", _tuple_item(6, lambda b: b * 1e300), "overflow"),
+    "dnf weight that overflows": ("dnf", "dnfs_[0].weights", lambda w: w * 1e300, "overflow"),
+    "gradient boosting leaves that overflow together": ("gb", "estimators_", lambda e: _set_leaves(e, 1e308),
+                                                        "overflow"),
     "rvfl unknown activation": ("rvfl", "model_", _tuple_item(4, lambda a: "__class__"), "model_"),
     "rvfl forest bag without its trees": ("rvfl_forest", "bags_[0]", lambda b: (b[0], b[1][:1]), "bags_"),
     # boosting: a tree per score column, initial scores per column, a weight per round
@@ -540,7 +550,16 @@ FAMILY_EDITS = {
                                          lambda c: c - 1, "classes_"),
     "gcforest window larger than the image": ("gcforest", "grains_[0].window", (9, 9), "window"),
     "gcforest window count": ("gcforest", "grains_[0].n_windows", lambda n: n + 1, "n_windows"),
+    "scanner output width": ("scanner", "n_features_out_", lambda n: n + 3, "n_features_out_"),
+    "scanner stride": ("scanner", "grains_[0].stride", 0, "stride"),
 }
+
+
+def _set_leaves(members, factor):
+    """Every member tree's values set to ``factor`` (each finite, their sum over rounds not)."""
+    for member in members.flat:
+        member.tree_.values[:] = factor
+    return members
 
 
 def _edit_record(filters, field, value):

@@ -15,7 +15,15 @@ of array:
   a node table (:func:`check_compact`);
 * oblique side arrays (CSR rows of features and weights):
   :func:`check_oblique`;
-* an online forest's stacked arrays, slots and counters: :func:`check_online`.
+* an online forest's stacked arrays, slots and counters: :func:`check_online`;
+* each family's own arrays, against the estimator's attributes (feature and
+  class counts, layer sizes): :func:`family_checks` lists one check per
+  family (DNF functions, Haar filters, competence flags, denoising layouts,
+  RVFL networks, boosting rounds, deep-forest levels and grains), and
+  :func:`check_tree_reads` pins every tree a family walks itself to the
+  columns the family gives it;
+* a fitted estimator's attributes that prediction reads
+  (:data:`PREDICT_READS`): one missing is named, not met at predict.
 
 A failed check raises :class:`~forestzoo.io.ModelFormatError` naming the
 attribute path and the rule.
@@ -423,6 +431,7 @@ PREDICT_READS = {
                                    "n_features_in_", "n_trees_per_iteration_"),
     "GradientBoostingRegressor": ("estimators_", "init_raw_prediction_", "n_estimators_", "n_features_in_",
                                   "n_trees_per_iteration_"),
+    "MultiGrainedScanner": ("classes_", "grains_", "n_classes_", "n_features_in_", "n_features_out_"),
     "HaarTreeClassifier": ("classes_", "image_shape_", "n_classes_", "n_features_in_", "node_filters_", "tree_"),
     "HeterogeneousObliqueForestClassifier": ("classes_", "estimators_", "n_classes_", "n_features_in_",
                                              "n_outputs_"),
@@ -687,8 +696,27 @@ def _list(value, where, n=None, kind="list", min_len=1):
     return value
 
 
-def check_tree_reads(tree, where, n_features, n_values=None, tree_types=(Tree,)):
-    """A tree a family walks itself: of ``tree_types``, reading ``n_features`` columns, with ``n_values`` columns.
+#: Largest magnitude of an input feature that prediction accepts (larger values are refused as too
+#: large for float32).
+_INPUT_BOUND = float(np.finfo(np.float32).max)
+
+
+def _standardized_bound(mean, scale):
+    """Largest ``|(x - mean) / scale|`` per feature over the inputs prediction accepts (float64, may be inf)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return (_INPUT_BOUND + np.abs(mean)) / np.abs(scale)
+
+
+def _check_bounded(bound, where):
+    """Scores bounded by ``bound`` (float64 upper bounds of their magnitudes) must stay finite."""
+    if not np.all(np.isfinite(bound)):
+        _fail(where, "is so large that the scores overflow for inputs prediction accepts (|x| up to the float32 "
+                     "maximum): no fit gives such weights")
+
+
+def check_tree_reads(tree, where, n_features, n_values=None, tree_types=(Tree,), proportions=False):
+    """A tree a family walks itself: of ``tree_types``, reading ``n_features`` columns, with ``n_values`` columns
+    (class proportions in [0, 1] with ``proportions``).
 
     The compiled walkers index the rows they are given by the tree's
     features, so a tree must read exactly the columns its family gives it.
@@ -700,6 +728,9 @@ def check_tree_reads(tree, where, n_features, n_values=None, tree_types=(Tree,))
                                      f"got {tree.n_features}")
     if n_values is not None and tree.n_values != n_values:
         _fail(f"{where}.values", f"must have {n_values} column(s), got {tree.n_values}")
+    if proportions:
+        stored = tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
+        check_proportions(stored, f"{where}.values")
     return tree
 
 
@@ -711,6 +742,13 @@ def _member_tree(member, where, cls, n_features, n_values):
     if not isinstance(tree, Tree):
         _fail(f"{where}.tree_", "must be a fitted tree")
     return check_tree_reads(tree, f"{where}.tree_", n_features, n_values, (Tree, LeafValueTree, PredictionTree))
+
+
+def _peak(tree):
+    """Largest magnitude a tree's prediction can add (its value table's, over every node)."""
+    stored = tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
+    with np.errstate(over="ignore"):
+        return float(np.abs(stored).max()) if stored.size else 0.0
 
 
 def _n_classes(est, where):
@@ -784,11 +822,14 @@ def check_dnf_model(est, where):
     scale = _shaped(est.__dict__.get("scale_"), f"{where}.scale_", np.float64, (d,), finite=True)
     if np.any(scale == 0):
         _fail(f"{where}.scale_", "must be non-zero (it divides the features)")
+    z = np.append(_standardized_bound(est.mean_, scale), 1.0)
     dt = est.__dict__.get("input_dtype_")
     if not isinstance(dt, np.dtype) or dt not in (np.dtype(np.float32), np.dtype(np.float64)):
         _fail(f"{where}.input_dtype_", "must be float32 or float64")
     for i, dnf in enumerate(_list(est.__dict__.get("dnfs_"), f"{where}.dnfs_")):
         check_dnf(dnf, f"{where}.dnfs_[{i}]", d, k)
+        with np.errstate(over="ignore", invalid="ignore"):
+            _check_bounded(np.abs(dnf.weights) @ z, f"{where}.dnfs_[{i}].weights")
 
 
 def check_haar(est, where):
@@ -809,7 +850,8 @@ def check_haar(est, where):
             or shape[0] * shape[1] != d):
         _fail(f"{where}.image_shape_", f"must be two positive ints whose product is n_features_in_={d}")
     H, W = padded_shape(shape)
-    tree = check_tree_reads(est.__dict__.get("tree_"), f"{where}.tree_", (H + 1) * (W + 1), _n_classes(est, where))
+    tree = check_tree_reads(est.__dict__.get("tree_"), f"{where}.tree_", (H + 1) * (W + 1), _n_classes(est, where),
+                            proportions=True)
     filters = est.__dict__.get("node_filters_")
     if type(filters) is not np.ndarray or filters.dtype != FILTER_DTYPE or filters.shape != (tree.node_count,):
         _fail(f"{where}.node_filters_", f"must be {tree.node_count} records of {FILTER_DTYPE}")
@@ -828,7 +870,7 @@ def check_competence(est, where):
     trees = _list(est.__dict__.get("trees_"), f"{where}.trees_")
     flags = _list(est.__dict__.get("incompetent_"), f"{where}.incompetent_", len(trees))
     for i, (tree, inc) in enumerate(zip(trees, flags)):
-        check_tree_reads(tree, f"{where}.trees_[{i}]", d, k)
+        check_tree_reads(tree, f"{where}.trees_[{i}]", d, k, proportions=True)
         _shaped(inc, f"{where}.incompetent_[{i}]", np.bool_, (tree.node_count,))
 
 
@@ -850,7 +892,8 @@ def check_denoising(est, where):
         lw = f"{where}.layouts_[{i}]"
         if type(lay) is not TreeLayout:
             _fail(lw, f"must be a TreeLayout, got {type(lay).__name__}")
-        tree = check_tree_reads(lay.__dict__.get("tree"), f"{lw}.tree", d, n_values)
+        tree = check_tree_reads(lay.__dict__.get("tree"), f"{lw}.tree", d, n_values,
+                                proportions=isinstance_classifier(est))
         if tree.obl_ptr.shape[0] != 1:
             _fail(f"{lw}.tree", "denoising forests' trees are axis-aligned")
         units = lay.__dict__.get("units")
@@ -926,6 +969,12 @@ def check_rvfl_model(model, where, n_features, n_outputs):
     if type(direct) is not bool:
         _fail(f"{where}[5]", "direct_link must be a bool")
     _shaped(beta, f"{where}[6]", np.float64, ((n_features if direct else 0) + h + 1, n_outputs), finite=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        z = _standardized_bound(mean, scale)
+        pre = z @ np.abs(W) + np.abs(c)
+        hidden = pre if activation == "relu" else np.ones(h)  # the other activations lie in [-1, 1]
+        _check_bounded(pre, f"{where}[2]")
+        _check_bounded(np.concatenate([z if direct else np.zeros(0), hidden, [1.0]]) @ np.abs(beta), f"{where}[6]")
 
 
 def check_rvfl(est, where):
@@ -944,7 +993,7 @@ def check_rvfl_forest(est, where):
         check_rvfl_model(model, f"{bw}[0]", d, k)
         for j, tree in enumerate(_list(trees, f"{bw}[1]", k)):
             if tree is not None:
-                check_tree_reads(tree, f"{bw}[1][{j}]", d, k)
+                check_tree_reads(tree, f"{bw}[1][{j}]", d, k, proportions=True)
 
 
 def check_gradient_boosting(est, where):
@@ -973,8 +1022,11 @@ def check_gradient_boosting(est, where):
     n = est.__dict__.get("n_estimators_")
     if not _is_int(n) or not 1 <= n <= members.shape[0]:
         _fail(f"{where}.n_estimators_", f"must be an int in [1, {members.shape[0]}] (rows of estimators_)")
+    peak = np.abs(est.init_raw_prediction_)
     for (m, j), member in np.ndenumerate(members):
-        _member_tree(member, f"{where}.estimators_[{m}, {j}]", DecisionTreeRegressor, d, 1)
+        tree = _member_tree(member, f"{where}.estimators_[{m}, {j}]", DecisionTreeRegressor, d, 1)
+        peak[j] += _peak(tree)
+    _check_bounded(peak, f"{where}.estimators_")
 
 
 def check_adaboost(est, where):
@@ -989,13 +1041,15 @@ def check_adaboost(est, where):
     rounds = _list(est.__dict__.get("estimators_"), f"{where}.estimators_")
     _shaped(est.__dict__.get("estimator_weights_"), f"{where}.estimator_weights_", np.float64, (len(rounds),),
             finite=True)
+    peak = np.abs(est.estimator_weights_).sum()
     for m, member in enumerate(rounds):
         mw = f"{where}.estimators_[{m}]"
         if est.algorithm in ADDITIVE:
             for j, tree in enumerate(_list(member, mw, 1 if k == 2 else k)):
-                _member_tree(tree, f"{mw}[{j}]", DecisionTreeRegressor, d, 1)
+                peak += _peak(_member_tree(tree, f"{mw}[{j}]", DecisionTreeRegressor, d, 1))
         else:
             _member_tree(member, mw, DecisionTreeClassifier, d, k)
+    _check_bounded(peak, f"{where}.estimator_weights_")
 
 
 def check_adaboost_regressor(est, where):
@@ -1006,11 +1060,13 @@ def check_adaboost_regressor(est, where):
     rounds = _list(est.__dict__.get("estimators_"), f"{where}.estimators_")
     _shaped(est.__dict__.get("estimator_weights_"), f"{where}.estimator_weights_", np.float64, (len(rounds),),
             finite=True)
+    peak = 0.0
     for m, member in enumerate(rounds):
-        _member_tree(member, f"{where}.estimators_[{m}]", DecisionTreeRegressor, d, 1)
+        peak += _peak(_member_tree(member, f"{where}.estimators_[{m}]", DecisionTreeRegressor, d, 1))
     init = est.__dict__.get("init_", 0.0)
     if not isinstance(init, (float, int, np.floating, np.integer)) or isinstance(init, bool) or not np.isfinite(init):
         _fail(f"{where}.init_", "must be a finite number")
+    _check_bounded(abs(float(init)) + abs(float(est.learning_rate)) * peak, f"{where}.estimators_")
 
 
 def check_cascade_levels(levels, where, n_outputs, widths, level_type=None):
@@ -1088,6 +1144,26 @@ def check_grain(grain, where, image, n_outputs):
     return len(grain.forests) * grain.n_windows * n_outputs
 
 
+def _check_grains(est, where, n_classes):
+    """``(grains_, output width of each)`` of a scanning estimator, each grain checked (:func:`check_grain`)."""
+    from ..deep._windows import resolve_image_shape
+
+    d = _n_features_in(est, where)
+    try:
+        image = resolve_image_shape(est.image_shape, d)
+    except (TypeError, ValueError) as exc:
+        _fail(f"{where}.image_shape", str(exc))
+    grains = _list(est.__dict__.get("grains_"), f"{where}.grains_")
+    return grains, [check_grain(g, f"{where}.grains_[{i}]", image, n_classes) for i, g in enumerate(grains)]
+
+
+def check_scanner(est, where):
+    """Multi-grained scanning: its grains, and ``n_features_out_`` their outputs side by side."""
+    _, outs = _check_grains(est, where, _n_classes(est, where))
+    if est.__dict__.get("n_features_out_") != sum(outs):
+        _fail(f"{where}.n_features_out_", f"must be {sum(outs)}, the grains' outputs side by side")
+
+
 def check_gcforest(est, where):
     """gcForest (Zhou & Feng 2017, Sec. 3.3): scanning grains, then a cascade of cascades over their outputs.
 
@@ -1095,16 +1171,8 @@ def check_gcforest(est, where):
     class vectors of the grade before it (the previous level's last grade
     for ``g = 0``; nothing before the very first grade).
     """
-    from ..deep._windows import resolve_image_shape
-
-    d = _n_features_in(est, where)
     k = _n_classes(est, where)
-    try:
-        image = resolve_image_shape(est.image_shape, d)
-    except (TypeError, ValueError) as exc:
-        _fail(f"{where}.image_shape", str(exc))
-    grains = _list(est.__dict__.get("grains_"), f"{where}.grains_")
-    outs = [check_grain(g, f"{where}.grains_[{i}]", image, k) for i, g in enumerate(grains)]
+    grains, outs = _check_grains(est, where, k)
     levels = _list(est.__dict__.get("levels_"), f"{where}.levels_")
     for i, grades in enumerate(levels):
         _list(grades, f"{where}.levels_[{i}]", len(grains))
@@ -1122,7 +1190,7 @@ def family_checks():
     """``(class, check)`` for every family whose prediction reads arrays beyond its trees' own tables."""
     from ..boosting import AdaBoostClassifier, AdaBoostRegressor, GradientBoostingClassifier, GradientBoostingRegressor
     from ..competence import CompetenceForestClassifier
-    from ..deep import CascadeForestClassifier, CascadeForestRegressor, GCForestClassifier
+    from ..deep import CascadeForestClassifier, CascadeForestRegressor, GCForestClassifier, MultiGrainedScanner
     from ..denoising import DenoisingRandomForestClassifier, DenoisingRandomForestRegressor
     from ..dnf._base import BaseDNF
     from ..rvfl import RVFLClassifier, RVFLForestClassifier
@@ -1134,7 +1202,7 @@ def family_checks():
             (GradientBoostingClassifier, check_gradient_boosting), (GradientBoostingRegressor, check_gradient_boosting),
             (AdaBoostClassifier, check_adaboost), (AdaBoostRegressor, check_adaboost_regressor),
             (CascadeForestClassifier, check_cascade), (CascadeForestRegressor, check_cascade),
-            (GCForestClassifier, check_gcforest))
+            (GCForestClassifier, check_gcforest), (MultiGrainedScanner, check_scanner))
 
 
 def check_family(est, where):
