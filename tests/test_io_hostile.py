@@ -4,7 +4,9 @@ Each file is crafted the way an attacker would (checksums recomputed) and loaded
 loads, predicted with -- in a worker process bounded in address space and time
 (``benchmarks/io_mutations.py``), so a segfault or an endless loop fails the test instead of
 ending the run.  The classes of malformed file are those of the node tables, value tables,
-compact tables, oblique side arrays, online forests, containers and JSON graphs; a few random
+compact tables, oblique side arrays, online forests, each family's own arrays (DNF functions,
+Haar filters, competence flags, denoising layouts, RVFL networks, boosting rounds, deep-forest
+levels), containers and JSON graphs; a few random
 mutations of each kind (``benchmarks/io_mutations.py`` runs thousands) must each load cleanly
 or be refused.
 """
@@ -21,6 +23,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import forestzoo
+from forestzoo.deep import MultiGrainedScanner
 from forestzoo.io import ModelFormatError, load, save
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -429,3 +432,166 @@ def test_random_mutations(runner, files, kind):
             data, what = mut.mutate(files[name], kind, rng)
             r = runner.check(data)
             assert r["outcome"] in ("ok", "refused"), (name, what, r)
+
+
+# ---------------------------------------------------------------------------------------------
+# family arrays: each family's own state, tampered and saved (save does not check, as an author who
+# recomputes checksums does not), must be refused on load; valid variants of each family must load
+
+
+from _estimators import fast_instance  # noqa: E402
+
+
+def _fit(name, **params):
+    from sklearn.base import is_classifier
+
+    est = fast_instance(getattr(forestzoo, name), **params)
+    return est.fit(X, Y if is_classifier(est) else X[:, 0])
+
+
+@pytest.fixture(scope="module")
+def family_models():
+    return {
+        "dnf": _fit("DNDTClassifier"),
+        "dnrf": _fit("DNRFClassifier", n_estimators=2),
+        "haar": _fit("HaarTreeClassifier", max_depth=3),
+        "competence": _fit("CompetenceForestClassifier"),
+        "denoising": _fit("DenoisingRandomForestClassifier"),
+        "rvfl": _fit("RVFLClassifier", n_hidden=6),
+        "rvfl_forest": _fit("RVFLForestClassifier", n_estimators=2, n_hidden=6),
+        "gb": _fit("GradientBoostingClassifier", n_estimators=3),
+        "ada": _fit("AdaBoostClassifier", n_estimators=3),
+        "ada_logit": _fit("AdaBoostClassifier", n_estimators=3, algorithm="LogitBoost"),
+        "ada_reg": _fit("AdaBoostRegressor", n_estimators=3),
+        "cascade": _fit("CascadeForestRegressor", max_levels=2),
+        "gcforest": _fit("GCForestClassifier", max_levels=1),
+        "scanner": fast_instance(MultiGrainedScanner, n_estimators=2, n_folds=2).fit(X, Y),
+    }
+
+
+def _set(path, value):
+    """An edit that sets ``model.<path>`` (attribute and index steps, e.g. ``"dnfs_[0].unit_parent[-1]"``)."""
+    import re
+
+    steps = re.findall(r"\.?([A-Za-z_][A-Za-z0-9_]*)|\[(-?\d+)\]", path)
+
+    def edit(model):
+        obj = model
+        for attr, index in steps[:-1]:
+            obj = getattr(obj, attr) if attr else obj[int(index)]
+        attr, index = steps[-1]
+        value_ = value(obj[int(index)] if index else getattr(obj, attr)) if callable(value) else value
+        if attr:
+            setattr(obj, attr, value_)
+        else:
+            obj[int(index)] = value_
+
+    return edit
+
+
+def _tuple_item(i, value):
+    return lambda t: tuple(value(v) if j == i else v for j, v in enumerate(t))
+
+
+FAMILY_EDITS = {
+    # DNF: pointers, parents and sides that the compiled kernel indexes with, weights, classes
+    "dnf unit parent out of range": ("dnf", "dnfs_[0].unit_parent[-1]", 10**6, "unit_parent"),
+    "dnf unit parent after the unit": ("dnf", "dnfs_[0].unit_parent[1]", lambda p: 5, "unit_parent"),
+    "dnf term parent out of range": ("dnf", "dnfs_[0].term_parent[0]", 10**6, "term_parent"),
+    "dnf unit pointer past the units": ("dnf", "dnfs_[0].unit_ptr[-1]", lambda p: p + 1, "unit_ptr"),
+    "dnf term side not 0/1": ("dnf", "dnfs_[0].term_right[0]", 7, "term_right"),
+    "dnf function of no class": ("dnf", "dnfs_[0].func_class[0]", 3, "func_class"),
+    "dnf weights one column short": ("dnf", "dnfs_[0].weights", lambda w: np.ascontiguousarray(w[:, :-1]),
+                                     "weights"),
+    "dnf weight NaN": ("dnf", "dnfs_[0].weights", lambda w: np.where(w == w.max(), np.nan, w), "weights"),
+    "dnf zero scale": ("dnf", "scale_", lambda s: s * 0, "scale_"),
+    "dnrf second tree's term pointer": ("dnrf", "dnfs_[1].term_ptr", lambda p: p[::-1].copy(), "term_ptr"),
+    # Haar: the tree reads the integral image of image_shape_; filters lie inside it
+    "haar image shape transposed": ("haar", "image_shape_", (1, 4), "n_features"),
+    "haar filter outside the image": ("haar", "node_filters_",
+                                      lambda f: _edit_record(f, "top", 40), "node_filters_"),
+    "haar unknown filter shape": ("haar", "node_filters_", lambda f: _edit_record(f, "shape", "spiral"),
+                                  "node_filters_"),
+    "haar proportion above one": ("haar", "tree_.values", lambda v: v + 1.0, "proportions"),
+    # competence: one flag per node of each tree
+    "competence proportion above one": ("competence", "trees_[0].values", lambda v: v + 1.0, "proportions"),
+    "competence flags one short": ("competence", "incompetent_[0]", lambda a: a[:-1].copy(), "incompetent_"),
+    "competence flags of another type": ("competence", "incompetent_[0]", lambda a: a.astype(np.int64),
+                                         "incompetent_"),
+    # denoising: layouts are derived from their trees; autoencoders read every selected tree's units
+    "denoising ancestor out of range": ("denoising", "layouts_[0].anc", lambda a: a + 100, "anc"),
+    "denoising unit list": ("denoising", "layouts_[0].units", lambda u: {k: v[::-1].copy() for k, v in u.items()},
+                            "units"),
+    "denoising layout of another depth": ("denoising", "layouts_[0].units", lambda u: {1: u[1]}, "units"),
+    # RVFL: every part of the network tuple
+    "rvfl output weights one row short": ("rvfl", "model_", _tuple_item(6, lambda b: b[:-1].copy()), "model_"),
+    "rvfl hidden weights NaN": ("rvfl", "model_", _tuple_item(2, lambda w: w * np.nan), "model_"),
+    "rvfl hidden weight that overflows": ("rvfl", "model_", _tuple_item(2, lambda w: np.where(w == w.max(), 1e308, w)),
+                                          "overflow"),
+    "rvfl output weight that overflows": ("rvfl", "model_", _tuple_item(6, lambda b: b * 1e300), "overflow"),
+    "dnf weight that overflows": ("dnf", "dnfs_[0].weights", lambda w: w * 1e300, "overflow"),
+    "gradient boosting leaves that overflow together": ("gb", "estimators_", lambda e: _set_leaves(e, 1e308),
+                                                        "overflow"),
+    "rvfl unknown activation": ("rvfl", "model_", _tuple_item(4, lambda a: "__class__"), "model_"),
+    "rvfl forest bag without its trees": ("rvfl_forest", "bags_[0]", lambda b: (b[0], b[1][:1]), "bags_"),
+    # boosting: a tree per score column, initial scores per column, a weight per round
+    "gradient boosting one initial score": ("gb", "init_raw_prediction_", lambda a: a[:1].copy(),
+                                            "init_raw_prediction_"),
+    "gradient boosting more rounds than trees": ("gb", "n_estimators_", 10**6, "n_estimators_"),
+    "adaboost weights one short": ("ada", "estimator_weights_", lambda a: a[:-1].copy(), "estimator_weights_"),
+    "adaboost infinite weight": ("ada", "estimator_weights_", lambda a: a * np.inf, "estimator_weights_"),
+    "logitboost round one tree short": ("ada_logit", "estimators_[0]", lambda r: r[:-1], "estimators_"),
+    "adaboost regressor infinite start": ("ada_reg", "init_", np.inf, "init_"),
+    # deep forests: class vectors' width and the columns each level reads
+    "cascade level reads other columns": ("cascade", "levels_[1].forests[0].estimators_[0].n_features_in_",
+                                          lambda n: n + 1, "n_features_in_"),
+    "cascade fold of another width": ("cascade", "levels_[0].forests[0].n_outputs", 2, "n_outputs"),
+    "gcforest class code out of range": ("gcforest", "levels_[0][0].forests[0].estimators_[0].classes_",
+                                         lambda c: c - 1, "classes_"),
+    "gcforest window larger than the image": ("gcforest", "grains_[0].window", (9, 9), "window"),
+    "gcforest window count": ("gcforest", "grains_[0].n_windows", lambda n: n + 1, "n_windows"),
+    "scanner output width": ("scanner", "n_features_out_", lambda n: n + 3, "n_features_out_"),
+    "scanner stride": ("scanner", "grains_[0].stride", 0, "stride"),
+}
+
+
+def _set_leaves(members, factor):
+    """Every member tree's values set to ``factor`` (each finite, their sum over rounds not)."""
+    for member in members.flat:
+        member.tree_.values[:] = factor
+    return members
+
+
+def _edit_record(filters, field, value):
+    f = filters.copy()
+    f[field][0] = value
+    return f
+
+
+@pytest.mark.parametrize("edit", FAMILY_EDITS, ids=list(FAMILY_EDITS))
+def test_family_array_rules(runner, family_models, edit):
+    import copy
+
+    name, path, value, match = FAMILY_EDITS[edit]
+    model = copy.deepcopy(family_models[name])
+    _set(path, value)(model)
+    refused(runner, saved(model), match)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("DNDTClassifier", {}), ("GradientBoostingClassifier", {"n_estimators": 2}),
+    ("AdaBoostClassifier", {"algorithm": "GentleBoost"}), ("AdaBoostClassifier", {"algorithm": "SAMME.R"}),
+    ("AdaBoostClassifier", {"algorithm": "RUSBoost"}), ("AdaBoostClassifier", {"algorithm": "M1"}),
+    ("RVFLClassifier", {"direct_link": False}), ("HaarTreeClassifier", {"image_shape": (1, 4)}),
+    ("GCForestClassifier", {"image_shape": (2, 2), "window_sizes": [(1, 1), (2, 1)], "max_levels": 2}),
+    ("CompetenceForestClassifier", {"strategy": "first_competent"}),
+])
+@pytest.mark.parametrize("binary", [False, True])
+def test_family_variants_load(name, params, binary):
+    """Every variant of a family's state is one the checks accept (two classes and three)."""
+    from sklearn.base import is_classifier
+
+    est = fast_instance(getattr(forestzoo, name), **params)
+    y = (Y > 0).astype(int) if binary else Y
+    est.fit(X, y if is_classifier(est) else X[:, 0])
+    assert_array_equal(load(io.BytesIO(saved(est))).predict(X), est.predict(X))

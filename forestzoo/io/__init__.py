@@ -134,8 +134,12 @@ def load(path, *, max_bytes=None):
     the model's structure (:mod:`forestzoo.io._validate`): node tables
     (exact dtype, child links in range and acyclic, every node reachable
     from the root exactly once, features in range, finite thresholds), value
-    tables, oblique side arrays and online forests' slots and counters;
-    compact prediction tables are rebuilt, not read.  Parameters that would
+    tables, oblique side arrays, online forests' slots and counters, and
+    each family's own arrays against the estimator's attributes (DNF
+    functions, Haar filters, competence flags, denoising layouts, RVFL
+    networks, boosting rounds, deep-forest levels); compact prediction
+    tables are rebuilt, not read.  A fitted estimator must hold every
+    attribute its prediction reads.  Parameters that would
     let the file choose side effects are reset: ``n_jobs`` to None,
     ``verbose`` to 0 and ``memory`` (e.g. ``Pipeline``'s cache directory) to
     None, on every estimator in the file; set them again after loading if
@@ -164,7 +168,8 @@ def load(path, *, max_bytes=None):
         Not a forestzoo model file; truncated or corrupted; a member modified,
         missing or added (checksum or size mismatch); above ``max_bytes``;
         written by a newer major format version; an array that breaks its
-        rule (the message names the attribute and the rule); any other
+        rule (the message names the attribute and the rule); a fitted
+        model without an attribute its prediction reads (named); any other
         failure to parse the file.
     UntrustedModelError
         The file names a class or function outside the allow-list (a
