@@ -16,12 +16,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import _check_labels, _check_ndim, _check_X_types
 
 from .._atomics import store
-from .._engine.api import Tree, draw_seeds, empty_nodes, make_state
+from .._engine.api import TREE_LEAF, Tree, draw_seeds, empty_nodes, make_state
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
 from ._adwin import ADWIN_SIZE
 from ._kernels import (ABORT, AGE, BG_ON, DRIFT_ADWIN, DRIFT_OOB, ENTROPY, FG, GINI, LAST_DRIFT, LEARN, MAX_REPS,
-                       N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, train_pairs,
+                       N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, seed_leaves, train_pairs,
                        train_pairs_when_told, train_trees, train_trees_when_told)
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
@@ -239,7 +239,7 @@ class BaseOnlineForest(BaseEstimator):
 
     # -- fitting --------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, init_forest=None):
         """Forget any previous state and learn from ``(X, y)`` in one pass, in row order.
 
         Parameters
@@ -248,12 +248,42 @@ class BaseOnlineForest(BaseEstimator):
             The training samples (finite values), learned in row order.
         y : array-like of shape (n_samples,)
             The class labels (classifier) or targets (regressor).
+        init_forest : fitted estimator, default=None
+            A batch forest to continue from instead of empty trees:
+            forestzoo's or scikit-learn's ``RandomForest*``, ``ExtraTrees*``
+            or ``DecisionTree*`` (and scikit-learn's ``ExtraTree*``) of the
+            same task, axis-aligned and single-output, fitted on the
+            features of ``X``; a classifier's classes must be among those of
+            ``y``.  Each of its trees becomes a voting tree, so it must have
+            ``n_estimators`` trees; a tree deeper than ``max_depth`` or with
+            more nodes than ``max_nodes`` is refused.  ``(X, y)`` is not
+            learned by online bagging: its rows initialise the leaves'
+            statistics, each row counted once in every tree (the mean of the
+            Poisson(1) weight), and every leaf draws its ``n_tests``
+            candidate splits, whose sides count the leaf's rows, as if the
+            leaf had learned them.  A leaf that no row reaches keeps the
+            batch tree's value until data reach it.  Predictions right after
+            the conversion therefore equal the batch forest's when ``(X, y)``
+            are the rows it was fitted on, unweighted and without bootstrap
+            (``bootstrap=False``, the default of ``ExtraTrees*``): the leaves
+            then hold the same class counts (equal to the last bit) or the
+            same mean target (to rounding, the sum over the count here).
+            With bootstrap, sample or class weights, a tree's leaves hold the
+            counts of all rows rather than of its weighted draw.  Every leaf
+            keeps ``2 * n_tests`` class counts or triplets, so memory grows
+            with the number of leaves of the given trees.  Drift handling
+            starts with empty detectors and background trees.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        from ..interop import fit_with_forest
+
+        return fit_with_forest(self, self._fit, init_forest, X, y)
+
+    def _fit(self, X, y):
         with keep_state_on_error(self):
             for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
                 delattr(self, attr)
@@ -306,6 +336,10 @@ class BaseOnlineForest(BaseEstimator):
 
     def _partial_fit(self, X, y, classes):
         first = not hasattr(self, "forest_")
+        given = getattr(self, "_init_forest", None)
+        if given is not None and not first:
+            raise ValueError(f"init_forest starts a model: this {type(self).__name__} is already fitted. Call "
+                             "fit(X, y, init_forest=...) to start again from the given forest.")
         changed = self._check_params(first)
         X, y = self._check_batch(X, y, first)
         yk, yr, n_values = self._encode(y, classes, first)
@@ -320,6 +354,10 @@ class BaseOnlineForest(BaseEstimator):
             if drift == DRIFT_ADWIN:  # background trees: drawn after the voting trees', which stay those of drift=None
                 seeds = np.concatenate((seeds, draw_seeds(rs, self.n_estimators)))
             n_stats = 3 if crit == VARIANCE else n_values
+            if given is not None:
+                self.forest_ = self._converted(given, X, yk, yr, n_values, n_stats, seeds)
+                self._params_seen_ = self._params_key()
+                return self
             forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds, n_voting=self.n_estimators)
             in_place = False
         else:
@@ -370,6 +408,61 @@ class BaseOnlineForest(BaseEstimator):
         if changed is not None or first:
             self._params_seen_ = self._params_key()
         return self
+
+    def _converted(self, given, X, yk, yr, n_values, n_stats, seeds):
+        """The online forest whose voting trees are ``given``'s trees, their leaves' statistics taken from the rows.
+
+        ``seeds`` are those of a new forest (voting trees, then background
+        trees): each voting tree draws its leaves' candidate splits and its
+        later Poisson weights from its own seed; background trees start
+        empty.  See ``fit`` for what is refused.
+        """
+        from ..interop import given_forest
+
+        name = type(self).__name__
+        n_outputs = getattr(given, "n_outputs_", 1)
+        if n_outputs != 1:
+            raise ValueError(f"init_forest must have one output; this {type(given).__name__} has {n_outputs}.")
+        classes = self.classes_ if self._is_classifier() else None
+        _, trees = given_forest(given, X.shape[1], classes, name)
+        if len(trees) != self.n_estimators:
+            raise ValueError(f"init_forest has {len(trees)} trees but n_estimators={self.n_estimators}: every tree "
+                             f"becomes a voting tree. Set n_estimators={len(trees)}.")
+        n_nodes = np.array([t.node_count for t in trees], np.int64)
+        depth = max(int(t.nodes["depth"].max()) for t in trees)
+        if self.max_depth is not None and depth > self.max_depth:
+            raise ValueError(f"init_forest has trees of depth {depth}, deeper than max_depth={self.max_depth} "
+                             f"allows an online tree to be. Set max_depth=None or >= {depth}, or give a forest "
+                             "grown with a smaller max_depth.")
+        if self.max_nodes is not None and n_nodes.max() > self.max_nodes:
+            raise ValueError(f"init_forest has a tree of {n_nodes.max()} nodes, more than max_nodes="
+                             f"{self.max_nodes} allows an online tree. Set max_nodes=None or >= {n_nodes.max()}, "
+                             "or give a forest grown with fewer leaves (max_leaf_nodes).")
+        for t in trees:
+            k = np.flatnonzero(t.nodes["left"] != TREE_LEAF)
+            if np.any(t.nodes["left"][k] <= k) or np.any(t.nodes["right"][k] <= k):
+                raise ValueError("init_forest has a tree that stores a child before its parent; online trees "
+                                 "append children after their parent (forestzoo's and scikit-learn's builders do).")
+        n_voting = len(trees)
+        leaves = [np.flatnonzero(t.nodes["left"] == TREE_LEAF) for t in trees]
+        node_cap = max(_INITIAL_CAPACITY, 1 << int(n_nodes.max() - 1).bit_length())
+        slot_cap = max(_INITIAL_CAPACITY, 1 << int(max(len(lv) for lv in leaves) - 1).bit_length())
+        forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds, node_cap, slot_cap, n_voting)
+        for t, (tree, lv) in enumerate(zip(trees, leaves)):
+            n = tree.node_count
+            forest.nodes[t, :n] = tree.nodes
+            forest.values[t, :n] = tree.values
+            internal = np.flatnonzero(tree.nodes["left"] != TREE_LEAF)
+            forest.parent_of[t, tree.nodes["left"][internal]] = internal
+            forest.parent_of[t, tree.nodes["right"][internal]] = internal
+            forest.slot[t, :n] = -1
+            forest.slot[t, lv] = np.arange(lv.shape[0])
+            forest.counts[t, :2] = n, lv.shape[0]
+        seed_leaves(X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
+                    forest.tfeat, forest.tthr, forest.tstats, forest.counts, forest.fmin, forest.fmax, forest.rng,
+                    _CRITERIA[self.criterion], 0, n_voting)
+        forest.dstate[:, ROWS] = X.shape[0]
+        return forest
 
     def _check_batch(self, X, y, first):
         """``validate_data``, with a fast path for plain arrays after the first batch.
@@ -665,7 +758,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
                          drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, init_forest=None):
         """Learn from one mini-batch, wholly or not at all.
 
         A batch that fails validation leaves the model exactly as it was.  An
@@ -681,14 +774,19 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
             The batch's class labels.
         classes : array-like, default=None
             Every class the stream will contain; required on the first call.
+        init_forest : fitted classifier, default=None
+            First call only: a batch forest to continue from, its leaves'
+            statistics initialised from ``(X, y)`` (see :meth:`fit`).
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        from ..interop import fit_with_forest
+
         with keep_state_on_error(self):
-            return self._partial_fit(X, y, classes)
+            return fit_with_forest(self, self._partial_fit, init_forest, X, y, classes)
 
     def _encode(self, y, classes, first):
         if first or y.dtype.kind not in "iub":
@@ -831,7 +929,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
                          drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, init_forest=None):
         """Learn from one mini-batch, wholly or not at all (see ``OnlineRandomForestClassifier.partial_fit``).
 
         Parameters
@@ -840,14 +938,19 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
             The batch's samples (finite values), learned in row order.
         y : array-like of shape (n_samples,)
             The batch's targets.
+        init_forest : fitted regressor, default=None
+            First call only: a batch forest to continue from, its leaves'
+            statistics initialised from ``(X, y)`` (see :meth:`fit`).
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        from ..interop import fit_with_forest
+
         with keep_state_on_error(self):
-            return self._partial_fit(X, y, None)
+            return fit_with_forest(self, self._partial_fit, init_forest, X, y, None)
 
     def _encode(self, y, classes, first):
         # _check_batch has refused non-finite targets
