@@ -1,6 +1,7 @@
 """Online random forests with ``partial_fit`` (lecture Algorithm 1; Saffari et al. 2009)."""
 
 import math
+import threading
 from concurrent.futures import wait
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -202,6 +203,52 @@ def _train_on_threads(args, n_trees, n_threads, kernel=train_trees_when_told):
         future.result()
 
 
+class _ReadWriteLock:
+    """Many readers at once, or one writer; a waiting writer holds back new readers (no writer starves).
+
+    ``partial_fit`` and ``fit`` change a model's arrays in place as writers;
+    prediction reads them as a reader, so it sees the model before or after
+    a batch, never half of one, while predictions from several threads still
+    run side by side (their compiled kernels release the GIL).
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writing = False
+        self._writers_waiting = 0
+
+    def acquire_read(self):
+        with self._cond:
+            while self._writing or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self):
+        with self._cond:
+            self._readers -= 1
+            if not self._readers and self._writers_waiting:
+                self._cond.notify_all()
+
+    def acquire_write(self):
+        with self._cond:
+            self._writers_waiting += 1
+            try:
+                while self._writing or self._readers:
+                    self._cond.wait()
+            finally:
+                self._writers_waiting -= 1
+            self._writing = True
+
+    def release_write(self):
+        with self._cond:
+            self._writing = False
+            self._cond.notify_all()
+
+
+_LOCK_GUARD = threading.Lock()  # creates a model's lock once, however many threads first use the model at once
+
+
 class BaseOnlineForest(BaseEstimator):
     """Shared ``fit`` / ``partial_fit`` / prediction of the online forests; not for direct use."""
 
@@ -281,7 +328,32 @@ class BaseOnlineForest(BaseEstimator):
         """
         from ..interop import fit_with_forest
 
-        return fit_with_forest(self, self._fit, init_forest, X, y)
+        return self._as_writer(fit_with_forest, self, self._fit, init_forest, X, y)
+
+    def _model_lock(self):
+        """The model's :class:`_ReadWriteLock`, created on first use (it is not pickled)."""
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            with _LOCK_GUARD:
+                lock = self.__dict__.get("_lock")
+                if lock is None:
+                    lock = self.__dict__["_lock"] = _ReadWriteLock()
+        return lock
+
+    def _as_writer(self, fn, *args):
+        """``fn(*args)`` holding the model's lock as its writer; a failure restores the model's attributes."""
+        lock = self._model_lock()  # before the snapshot of keep_state_on_error, which then keeps it
+        lock.acquire_write()
+        try:
+            with keep_state_on_error(self):
+                return fn(*args)
+        finally:
+            lock.release_write()
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_lock", None)
+        return state
 
     def _fit(self, X, y):
         with keep_state_on_error(self):
@@ -530,10 +602,15 @@ class BaseOnlineForest(BaseEstimator):
             X = self._check_plain_X(X)  # fast path, same checks
         else:
             X = validate_data(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite=True)
-        forest = self.forest_
-        out = np.zeros((X.shape[0], forest.values.shape[2]))
-        n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
-                                  forest.voters, out)
+        lock = self._model_lock()
+        lock.acquire_read()  # partial_fit changes the arrays in place: read them between two batches
+        try:
+            forest = self.forest_
+            out = np.zeros((X.shape[0], forest.values.shape[2]))
+            n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
+                                      forest.voters, out)
+        finally:
+            lock.release_read()
         if n_trained:
             out /= n_trained
         elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
@@ -656,7 +733,14 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     ``n_estimators`` adds empty trees, a smaller one drops the last trees
     from the vote, and a new ``drift`` adds or drops the background trees;
     a different ``n_tests`` is refused (the leaves' candidate splits
-    cannot change).  Every call validates the parameters.
+    cannot change).  Every call validates the parameters.  ``fit(X, y,
+    init_forest=forest)`` continues from a fitted batch forest (see
+    :meth:`fit`).
+
+    ``predict`` and ``predict_proba`` may run in other threads while
+    ``partial_fit`` learns: a per-model read-write lock makes them see the
+    model before or after the batch, never part of it (predictions still
+    run side by side; a batch waits for the predictions under way).
 
     Parameters
     ----------
@@ -785,8 +869,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
         """
         from ..interop import fit_with_forest
 
-        with keep_state_on_error(self):
-            return fit_with_forest(self, self._partial_fit, init_forest, X, y, classes)
+        return self._as_writer(fit_with_forest, self, self._partial_fit, init_forest, X, y, classes)
 
     def _encode(self, y, classes, first):
         if first or y.dtype.kind not in "iub":
@@ -949,8 +1032,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
         """
         from ..interop import fit_with_forest
 
-        with keep_state_on_error(self):
-            return fit_with_forest(self, self._partial_fit, init_forest, X, y, None)
+        return self._as_writer(fit_with_forest, self, self._partial_fit, init_forest, X, y, None)
 
     def _encode(self, y, classes, first):
         # _check_batch has refused non-finite targets
