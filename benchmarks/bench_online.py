@@ -23,7 +23,11 @@ prequential accuracy per stream and over the streams, throughput, and the
 number of drifts ORF found; ``--plot`` draws accuracy over each stream
 (seed 0, windows of ``n / 40`` rows) with the drift points marked.  river's
 ARFClassifier, AMFClassifier and HoeffdingAdaptiveTreeClassifier are run
-when ``--river-python`` is given.
+when ``--river-python`` is given.  The regression streams (Friedman #1 with
+abrupt, gradual and recurring changes of its relevant features) score
+``OnlineRandomForestRegressor`` by prequential MAE, against river's
+ARFRegressor when ``--river-python`` is given; ``--plot`` draws them to a
+second image (``_regression`` added to its name).
 
 Usage::
 
@@ -39,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -122,24 +127,42 @@ def fmt(task, score):
 
 
 def run_drift(args):
-    """The ``--drift`` benchmark: every stream of ``forestzoo.online._streams`` over ``args.seeds`` seeds."""
-    from forestzoo.online._streams import STREAMS, make_stream
+    """The ``--drift`` benchmark: the streams of ``forestzoo.online._streams`` over ``args.seeds`` seeds.
 
-    streams = list(STREAMS) if args.streams == "all" else args.streams.split(",")
+    Classification streams are scored by accuracy against river's ARF, AMF
+    and Hoeffding Adaptive Tree, regression streams (``friedman-*``) by MAE
+    against river's ARFRegressor (river only with ``--river-python``).
+    """
+    from forestzoo.online._streams import REGRESSION_STREAMS, STREAMS
+
+    names = list(STREAMS) + list(REGRESSION_STREAMS) if args.streams == "all" else args.streams.split(",")
+    river = args.river_python
+    groups = (
+        ("classification", [n for n in names if n not in REGRESSION_STREAMS],
+         ("ARFClassifier", "AMFClassifier", "HoeffdingAdaptiveTreeClassifier") if river else ()),
+        ("regression", [n for n in names if n in REGRESSION_STREAMS], ("ARFRegressor",) if river else ()),
+    )
+    for task, streams, river_models in groups:
+        if streams:
+            _run_drift_task(args, task, streams, river_models)
+
+
+def _run_drift_task(args, task, streams, river_models):
+    from forestzoo.online._streams import make_stream
+
     ours = {  # label -> (batch, ORF parameters)
         "ORF adwin (batch 1)": (1, {}),
         "ORF adwin (batch 100)": (100, {}),
         "ORF drift=None (batch 100)": (100, {"drift": None}),
         "ORF oob (batch 100)": (100, {"drift": "oob"}),
     }
-    river_models = ("ARFClassifier", "AMFClassifier", "HoeffdingAdaptiveTreeClassifier") if args.river_python else ()
     scores, speeds, drifts, curves = {}, {}, {}, {}
     for name in streams:
         for seed in range(args.seeds):
             X, y, positions = make_stream(name, args.n_samples, seed)
             for label, (batch, params) in ours.items():
                 models = []
-                hits, sps = run_ours(X, y, "classification", batch, args.n_estimators, seed, outcomes=True,
+                hits, sps = run_ours(X, y, task, batch, args.n_estimators, seed, outcomes=True,
                                      model_out=models, with_speed=True, **params)
                 # score every row after the first 100, for every model alike
                 hits = np.concatenate((np.full(batch, np.nan), hits))
@@ -149,7 +172,7 @@ def run_drift(args):
                 if seed == 0:
                     curves[(name, label)] = (hits, positions)
             for kind in river_models:
-                res = run_river(args.river_python, kind, X, y, "classification", args.n_estimators, seed,
+                res = run_river(args.river_python, kind, X, y, task, args.n_estimators, seed,
                                 args.timeout, outcomes=True, with_speed=True)
                 if res is None:
                     continue
@@ -162,22 +185,27 @@ def run_drift(args):
         print(f"# {name} done", file=sys.stderr, flush=True)
         if args.jsonl:  # one line per stream, so that a long run keeps what it finished
             with open(args.jsonl, "a") as fh:
-                fh.write(json.dumps({"stream": name, "n": args.n_samples, "seeds": args.seeds, "runs": [
+                fh.write(json.dumps({"stream": name, "task": task, "n": args.n_samples, "seeds": args.seeds, "runs": [
                     {"label": lb, "score": scores[k], "sps": speeds[k], "drifts": drifts.get(k)}
                     for k in scores if k[0] == name for lb in [k[1]]]}) + "\n")
     labels = list(ours) + [f"river {k}" for k in river_models]
-    print_tables(scores, speeds, drifts, streams, labels, args)
+    print_tables(scores, speeds, drifts, streams, labels, args, task)
     if args.plot:
-        plot_curves(curves, streams, labels, args.plot)
+        path = Path(args.plot)
+        if task == "regression":
+            path = path.with_name(f"{path.stem}_regression{path.suffix}")
+        plot_curves(curves, streams, labels, path, task)
 
 
 def merge_jsonl(paths, args):
     """The tables of ``--drift`` from the per-stream lines of one or more ``--jsonl`` files."""
-    scores, speeds, drifts, streams, labels = {}, {}, {}, [], []
+    by_task = {}
     for path in paths:
         with open(path) as fh:
             for line in fh:
                 rec = json.loads(line)
+                scores, speeds, drifts, streams, labels = by_task.setdefault(
+                    rec.get("task", "classification"), ({}, {}, {}, [], []))
                 streams.append(rec["stream"])
                 args.n_samples, args.seeds = rec["n"], rec["seeds"]
                 for run in rec["runs"]:
@@ -187,12 +215,15 @@ def merge_jsonl(paths, args):
                         drifts[key] = run["drifts"]
                     if run["label"] not in labels:
                         labels.append(run["label"])
-    print_tables(scores, speeds, drifts, streams, labels, args)
+    for task, (scores, speeds, drifts, streams, labels) in by_task.items():
+        print_tables(scores, speeds, drifts, streams, labels, args, task)
 
 
-def print_tables(scores, speeds, drifts, streams, labels, args):
-    """Markdown tables: accuracy per stream and model (mean of seeds) with ORF's drifts, then throughput."""
-    print(f"Prequential accuracy (%), mean of {args.seeds} seeds, {args.n_samples} rows (sorted-* streams: the "
+def print_tables(scores, speeds, drifts, streams, labels, args, task="classification"):
+    """Markdown tables: accuracy (or MAE) per stream and model (mean of seeds) with ORF's drifts, then throughput."""
+    what = "accuracy (%)" if task == "classification" else "MAE"
+    scale, digits = (100, 2) if task == "classification" else (1, 3)
+    print(f"Prequential {what}, mean of {args.seeds} seeds, {args.n_samples} rows (sorted-* streams: the "
           "dataset's rows), every row after the first 100; in brackets the drifts ORF found (sum over trees, mean "
           "of seeds)\n")
     print("| stream | " + " | ".join(labels) + " |")
@@ -201,14 +232,14 @@ def print_tables(scores, speeds, drifts, streams, labels, args):
         cells = []
         for label in labels:
             v = scores.get((name, label))
-            cell = "-" if v is None else f"{100 * np.mean(v):.2f}"
+            cell = "-" if v is None else f"{scale * np.mean(v):.{digits}f}"
             if v is not None and (name, label) in drifts and "None" not in label:
                 cell += f" ({np.mean(drifts[(name, label)]):.0f})"
             cells.append(cell)
         print(f"| {name} | " + " | ".join(cells) + " |")
     means = [np.mean([np.mean(scores[(n, lb)]) for n in streams]) if all((n, lb) in scores for n in streams)
              else float("nan") for lb in labels]
-    print("| **mean** | " + " | ".join(f"**{100 * m:.2f}**" for m in means) + " |")
+    print("| **mean** | " + " | ".join(f"**{scale * m:.{digits}f}**" for m in means) + " |")
     print("\nThroughput (samples/s, mean over streams and seeds)\n")
     print("| " + " | ".join(labels) + " |")
     print("|" + "---|" * len(labels))
@@ -216,8 +247,9 @@ def print_tables(scores, speeds, drifts, streams, labels, args):
                             if any(lb == label for (_, lb) in speeds) else "-" for label in labels) + " |")
 
 
-def plot_curves(curves, streams, labels, path):
-    """Accuracy over each stream (seed 0), windows of n / 40 rows, drift points as dashed lines."""
+def plot_curves(curves, streams, labels, path, task="classification"):
+    """Accuracy (or MAE) over each stream (seed 0), windows of n / 40 rows, drift points as dashed lines."""
+    scale = 100 if task == "classification" else 1
     import matplotlib
 
     matplotlib.use("Agg")
@@ -232,12 +264,14 @@ def plot_curves(curves, streams, labels, path):
             hits, positions = curves[(name, label)]
             w = max(len(hits) // 40, 1)
             k = len(hits) // w
-            acc = np.nanmean(hits[: k * w].reshape(k, w), axis=1)
-            ax.plot((np.arange(k) + 0.5) * w, 100 * acc, label=label, lw=1.2)
+            with warnings.catch_warnings():  # a window inside the unscored first rows is all NaN: a gap
+                warnings.simplefilter("ignore", RuntimeWarning)
+                acc = np.nanmean(hits[: k * w].reshape(k, w), axis=1)
+            ax.plot((np.arange(k) + 0.5) * w, scale * acc, label=label, lw=1.2)
         for pos in positions:
             ax.axvline(pos, color="k", ls="--", lw=0.8)
         ax.set_title(name, fontsize=9)
-        ax.set_ylabel("accuracy %")
+        ax.set_ylabel("accuracy %" if task == "classification" else "MAE")
     axes[0, 0].legend(fontsize=7, ncol=2)
     axes[-1, 0].set_xlabel("row of the stream")
     fig.tight_layout()
@@ -271,6 +305,7 @@ def main():
             args.streams = "all"
         for drift in (None, "oob"):
             run_ours(Xw, (Xw[:, 0] > 0).astype(int), "classification", 1, 2, 0, drift=drift)
+            run_ours(Xw, Xw[:, 0], "regression", 1, 2, 0, drift=drift)
         return run_drift(args)
     print("| stream | model | prequential score | samples/s | ORF(b=1) speed-up |")
     print("|---|---|---|---|---|")

@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 from forestzoo import OnlineRandomForestClassifier, OnlineRandomForestRegressor
 from forestzoo.online._adwin import ADWIN_SIZE, adwin_feed, adwin_mean, adwin_width
-from forestzoo.online._streams import STREAMS, make_agrawal, make_stream
+from forestzoo.online._streams import REGRESSION_STREAMS, STREAMS, make_agrawal, make_friedman_drift, make_stream
 
 
 def _feed(xs, delta):
@@ -62,6 +62,42 @@ def test_streams_are_generated_with_their_drift_points():
     X2, y2, _ = make_agrawal(500, random_state=3)
     np.testing.assert_array_equal(X1, X2)
     np.testing.assert_array_equal(y1, y2)
+
+
+def test_regression_streams_switch_the_relevant_features_of_friedman1():
+    for name in REGRESSION_STREAMS:
+        X, y, positions = make_stream(name, 3000, random_state=0)
+        assert X.shape == (3000, 10) and y.shape == (3000,) and np.all(np.isfinite(y))
+        assert len(positions) == len(REGRESSION_STREAMS[name][1]) and all(0 < p < 3000 for p in positions)
+    X, y, (pos,) = make_friedman_drift(4000, noise=0.0, random_state=0)
+    before = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    after = 10 * np.sin(np.pi * X[:, 3] * X[:, 4]) + 20 * (X[:, 1] - 0.5) ** 2 + 10 * X[:, 0] + 5 * X[:, 2]
+    np.testing.assert_allclose(y[:pos], before[:pos])
+    np.testing.assert_allclose(y[pos:], after[pos:])
+    X2, y2, _ = make_friedman_drift(4000, noise=0.0, random_state=0)
+    np.testing.assert_array_equal(y, y2)
+    # recurring: the first concept comes back after the second change
+    X, y, (p1, p2) = make_stream("friedman-recurring", 3000, random_state=1)
+    y0 = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    resid = np.abs(y - y0)
+    assert resid[:p1].mean() < 1.0 and resid[p1:p2].mean() > 2.0 and resid[p2:].mean() < 1.0
+
+
+def test_adwin_regressor_recovers_from_an_abrupt_change_of_the_relevant_features():
+    X, y, (pos,) = make_friedman_drift(6000, random_state=0)
+    errors = {}
+    for drift in (None, "adwin"):
+        m = OnlineRandomForestRegressor(n_estimators=5, drift=drift, random_state=0)
+        err = []
+        m.partial_fit(X[:50], y[:50])
+        for s in range(50, 6000, 50):
+            err.append(np.abs(m.predict(X[s:s + 50]) - y[s:s + 50]))
+            m.partial_fit(X[s:s + 50], y[s:s + 50])
+        errors[drift] = (m, np.concatenate(err))
+    late = slice(pos + 1000, None)
+    assert errors["adwin"][1][late].mean() < 0.9 * errors[None][1][late].mean()
+    m = errors["adwin"][0]
+    assert m.n_drifts_.sum() >= 1 and m.last_drift_position_ >= pos
 
 
 def _prequential(model, X, y, batch, classes):

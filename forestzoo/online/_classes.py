@@ -1,6 +1,7 @@
 """Online random forests with ``partial_fit`` (lecture Algorithm 1; Saffari et al. 2009)."""
 
 import math
+import threading
 from concurrent.futures import wait
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -16,12 +17,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import _check_labels, _check_ndim, _check_X_types
 
 from .._atomics import store
-from .._engine.api import Tree, draw_seeds, empty_nodes, make_state
+from .._engine.api import TREE_LEAF, Tree, draw_seeds, empty_nodes, make_state
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
 from ._adwin import ADWIN_SIZE
 from ._kernels import (ABORT, AGE, BG_ON, DRIFT_ADWIN, DRIFT_OOB, ENTROPY, FG, GINI, LAST_DRIFT, LEARN, MAX_REPS,
-                       N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, train_pairs,
+                       N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, seed_leaves, train_pairs,
                        train_pairs_when_told, train_trees, train_trees_when_told)
 
 _CRITERIA = {"entropy": ENTROPY, "log_loss": ENTROPY, "gini": GINI, "squared_error": VARIANCE}
@@ -202,6 +203,52 @@ def _train_on_threads(args, n_trees, n_threads, kernel=train_trees_when_told):
         future.result()
 
 
+class _ReadWriteLock:
+    """Many readers at once, or one writer; a waiting writer holds back new readers (no writer starves).
+
+    ``partial_fit`` and ``fit`` change a model's arrays in place as writers;
+    prediction reads them as a reader, so it sees the model before or after
+    a batch, never half of one, while predictions from several threads still
+    run side by side (their compiled kernels release the GIL).
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._readers = 0
+        self._writing = False
+        self._writers_waiting = 0
+
+    def acquire_read(self):
+        with self._cond:
+            while self._writing or self._writers_waiting:
+                self._cond.wait()
+            self._readers += 1
+
+    def release_read(self):
+        with self._cond:
+            self._readers -= 1
+            if not self._readers and self._writers_waiting:
+                self._cond.notify_all()
+
+    def acquire_write(self):
+        with self._cond:
+            self._writers_waiting += 1
+            try:
+                while self._writing or self._readers:
+                    self._cond.wait()
+            finally:
+                self._writers_waiting -= 1
+            self._writing = True
+
+    def release_write(self):
+        with self._cond:
+            self._writing = False
+            self._cond.notify_all()
+
+
+_LOCK_GUARD = threading.Lock()  # creates a model's lock once, however many threads first use the model at once
+
+
 class BaseOnlineForest(BaseEstimator):
     """Shared ``fit`` / ``partial_fit`` / prediction of the online forests; not for direct use."""
 
@@ -239,7 +286,7 @@ class BaseOnlineForest(BaseEstimator):
 
     # -- fitting --------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, init_forest=None):
         """Forget any previous state and learn from ``(X, y)`` in one pass, in row order.
 
         Parameters
@@ -248,12 +295,67 @@ class BaseOnlineForest(BaseEstimator):
             The training samples (finite values), learned in row order.
         y : array-like of shape (n_samples,)
             The class labels (classifier) or targets (regressor).
+        init_forest : fitted estimator, default=None
+            A batch forest to continue from instead of empty trees:
+            forestzoo's or scikit-learn's ``RandomForest*``, ``ExtraTrees*``
+            or ``DecisionTree*`` (and scikit-learn's ``ExtraTree*``) of the
+            same task, axis-aligned and single-output, fitted on the
+            features of ``X``; a classifier's classes must be among those of
+            ``y``.  Each of its trees becomes a voting tree, so it must have
+            ``n_estimators`` trees; a tree deeper than ``max_depth`` or with
+            more nodes than ``max_nodes`` is refused.  ``(X, y)`` is not
+            learned by online bagging: its rows initialise the leaves'
+            statistics, each row counted once in every tree (the mean of the
+            Poisson(1) weight), and every leaf draws its ``n_tests``
+            candidate splits, whose sides count the leaf's rows, as if the
+            leaf had learned them.  A leaf that no row reaches keeps the
+            batch tree's value until data reach it.  Predictions right after
+            the conversion therefore equal the batch forest's when ``(X, y)``
+            are the rows it was fitted on, unweighted and without bootstrap
+            (``bootstrap=False``, the default of ``ExtraTrees*``): the leaves
+            then hold the same class counts (equal to the last bit) or the
+            same mean target (to rounding, the sum over the count here).
+            With bootstrap, sample or class weights, a tree's leaves hold the
+            counts of all rows rather than of its weighted draw.  Every leaf
+            keeps ``2 * n_tests`` class counts or triplets, so memory grows
+            with the number of leaves of the given trees.  Drift handling
+            starts with empty detectors and background trees.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        from ..interop import fit_with_forest
+
+        return self._as_writer(fit_with_forest, self, self._fit, init_forest, X, y)
+
+    def _model_lock(self):
+        """The model's :class:`_ReadWriteLock`, created on first use (it is not pickled)."""
+        lock = self.__dict__.get("_lock")
+        if lock is None:
+            with _LOCK_GUARD:
+                lock = self.__dict__.get("_lock")
+                if lock is None:
+                    lock = self.__dict__["_lock"] = _ReadWriteLock()
+        return lock
+
+    def _as_writer(self, fn, *args):
+        """``fn(*args)`` holding the model's lock as its writer; a failure restores the model's attributes."""
+        lock = self._model_lock()  # before the snapshot of keep_state_on_error, which then keeps it
+        lock.acquire_write()
+        try:
+            with keep_state_on_error(self):
+                return fn(*args)
+        finally:
+            lock.release_write()
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state.pop("_lock", None)
+        return state
+
+    def _fit(self, X, y):
         with keep_state_on_error(self):
             for attr in [a for a in vars(self) if a.endswith("_") and not a.startswith("__")]:
                 delattr(self, attr)
@@ -306,6 +408,10 @@ class BaseOnlineForest(BaseEstimator):
 
     def _partial_fit(self, X, y, classes):
         first = not hasattr(self, "forest_")
+        given = getattr(self, "_init_forest", None)
+        if given is not None and not first:
+            raise ValueError(f"init_forest starts a model: this {type(self).__name__} is already fitted. Call "
+                             "fit(X, y, init_forest=...) to start again from the given forest.")
         changed = self._check_params(first)
         X, y = self._check_batch(X, y, first)
         yk, yr, n_values = self._encode(y, classes, first)
@@ -320,6 +426,10 @@ class BaseOnlineForest(BaseEstimator):
             if drift == DRIFT_ADWIN:  # background trees: drawn after the voting trees', which stay those of drift=None
                 seeds = np.concatenate((seeds, draw_seeds(rs, self.n_estimators)))
             n_stats = 3 if crit == VARIANCE else n_values
+            if given is not None:
+                self.forest_ = self._converted(given, X, yk, yr, n_values, n_stats, seeds)
+                self._params_seen_ = self._params_key()
+                return self
             forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds, n_voting=self.n_estimators)
             in_place = False
         else:
@@ -370,6 +480,61 @@ class BaseOnlineForest(BaseEstimator):
         if changed is not None or first:
             self._params_seen_ = self._params_key()
         return self
+
+    def _converted(self, given, X, yk, yr, n_values, n_stats, seeds):
+        """The online forest whose voting trees are ``given``'s trees, their leaves' statistics taken from the rows.
+
+        ``seeds`` are those of a new forest (voting trees, then background
+        trees): each voting tree draws its leaves' candidate splits and its
+        later Poisson weights from its own seed; background trees start
+        empty.  See ``fit`` for what is refused.
+        """
+        from ..interop import given_forest
+
+        name = type(self).__name__
+        n_outputs = getattr(given, "n_outputs_", 1)
+        if n_outputs != 1:
+            raise ValueError(f"init_forest must have one output; this {type(given).__name__} has {n_outputs}.")
+        classes = self.classes_ if self._is_classifier() else None
+        _, trees = given_forest(given, X.shape[1], classes, name)
+        if len(trees) != self.n_estimators:
+            raise ValueError(f"init_forest has {len(trees)} trees but n_estimators={self.n_estimators}: every tree "
+                             f"becomes a voting tree. Set n_estimators={len(trees)}.")
+        n_nodes = np.array([t.node_count for t in trees], np.int64)
+        depth = max(int(t.nodes["depth"].max()) for t in trees)
+        if self.max_depth is not None and depth > self.max_depth:
+            raise ValueError(f"init_forest has trees of depth {depth}, deeper than max_depth={self.max_depth} "
+                             f"allows an online tree to be. Set max_depth=None or >= {depth}, or give a forest "
+                             "grown with a smaller max_depth.")
+        if self.max_nodes is not None and n_nodes.max() > self.max_nodes:
+            raise ValueError(f"init_forest has a tree of {n_nodes.max()} nodes, more than max_nodes="
+                             f"{self.max_nodes} allows an online tree. Set max_nodes=None or >= {n_nodes.max()}, "
+                             "or give a forest grown with fewer leaves (max_leaf_nodes).")
+        for t in trees:
+            k = np.flatnonzero(t.nodes["left"] != TREE_LEAF)
+            if np.any(t.nodes["left"][k] <= k) or np.any(t.nodes["right"][k] <= k):
+                raise ValueError("init_forest has a tree that stores a child before its parent; online trees "
+                                 "append children after their parent (forestzoo's and scikit-learn's builders do).")
+        n_voting = len(trees)
+        leaves = [np.flatnonzero(t.nodes["left"] == TREE_LEAF) for t in trees]
+        node_cap = max(_INITIAL_CAPACITY, 1 << int(n_nodes.max() - 1).bit_length())
+        slot_cap = max(_INITIAL_CAPACITY, 1 << int(max(len(lv) for lv in leaves) - 1).bit_length())
+        forest = OnlineForest.new(X.shape[1], n_values, n_stats, self.n_tests, seeds, node_cap, slot_cap, n_voting)
+        for t, (tree, lv) in enumerate(zip(trees, leaves)):
+            n = tree.node_count
+            forest.nodes[t, :n] = tree.nodes
+            forest.values[t, :n] = tree.values
+            internal = np.flatnonzero(tree.nodes["left"] != TREE_LEAF)
+            forest.parent_of[t, tree.nodes["left"][internal]] = internal
+            forest.parent_of[t, tree.nodes["right"][internal]] = internal
+            forest.slot[t, :n] = -1
+            forest.slot[t, lv] = np.arange(lv.shape[0])
+            forest.counts[t, :2] = n, lv.shape[0]
+        seed_leaves(X, yk, yr, forest.nodes, forest.values, forest.parent_of, forest.slot, forest.seen, forest.stats,
+                    forest.tfeat, forest.tthr, forest.tstats, forest.counts, forest.fmin, forest.fmax, forest.rng,
+                    _CRITERIA[self.criterion], 0, n_voting)
+        forest.dstate[:, ROWS] = X.shape[0]
+        return forest
 
     def _check_batch(self, X, y, first):
         """``validate_data``, with a fast path for plain arrays after the first batch.
@@ -437,10 +602,15 @@ class BaseOnlineForest(BaseEstimator):
             X = self._check_plain_X(X)  # fast path, same checks
         else:
             X = validate_data(self, X, reset=False, dtype=np.float32, order="C", ensure_all_finite=True)
-        forest = self.forest_
-        out = np.zeros((X.shape[0], forest.values.shape[2]))
-        n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
-                                  forest.voters, out)
+        lock = self._model_lock()
+        lock.acquire_read()  # partial_fit changes the arrays in place: read them between two batches
+        try:
+            forest = self.forest_
+            out = np.zeros((X.shape[0], forest.values.shape[2]))
+            n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
+                                      forest.voters, out)
+        finally:
+            lock.release_read()
         if n_trained:
             out /= n_trained
         elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
@@ -563,7 +733,14 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
     ``n_estimators`` adds empty trees, a smaller one drops the last trees
     from the vote, and a new ``drift`` adds or drops the background trees;
     a different ``n_tests`` is refused (the leaves' candidate splits
-    cannot change).  Every call validates the parameters.
+    cannot change).  Every call validates the parameters.  ``fit(X, y,
+    init_forest=forest)`` continues from a fitted batch forest (see
+    :meth:`fit`).
+
+    ``predict`` and ``predict_proba`` may run in other threads while
+    ``partial_fit`` learns: a per-model read-write lock makes them see the
+    model before or after the batch, never part of it (predictions still
+    run side by side; a batch waits for the predictions under way).
 
     Parameters
     ----------
@@ -665,7 +842,7 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
                          drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, init_forest=None):
         """Learn from one mini-batch, wholly or not at all.
 
         A batch that fails validation leaves the model exactly as it was.  An
@@ -681,14 +858,18 @@ class OnlineRandomForestClassifier(ClassifierMixin, BaseOnlineForest):
             The batch's class labels.
         classes : array-like, default=None
             Every class the stream will contain; required on the first call.
+        init_forest : fitted classifier, default=None
+            First call only: a batch forest to continue from, its leaves'
+            statistics initialised from ``(X, y)`` (see :meth:`fit`).
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        with keep_state_on_error(self):
-            return self._partial_fit(X, y, classes)
+        from ..interop import fit_with_forest
+
+        return self._as_writer(fit_with_forest, self, self._partial_fit, init_forest, X, y, classes)
 
     def _encode(self, y, classes, first):
         if first or y.dtype.kind not in "iub":
@@ -831,7 +1012,7 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
                          drift_delta=drift_delta, warning_delta=warning_delta, oob_period=oob_period, n_jobs=n_jobs,
                          random_state=random_state)
 
-    def partial_fit(self, X, y):
+    def partial_fit(self, X, y, init_forest=None):
         """Learn from one mini-batch, wholly or not at all (see ``OnlineRandomForestClassifier.partial_fit``).
 
         Parameters
@@ -840,14 +1021,18 @@ class OnlineRandomForestRegressor(RegressorMixin, BaseOnlineForest):
             The batch's samples (finite values), learned in row order.
         y : array-like of shape (n_samples,)
             The batch's targets.
+        init_forest : fitted regressor, default=None
+            First call only: a batch forest to continue from, its leaves'
+            statistics initialised from ``(X, y)`` (see :meth:`fit`).
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        with keep_state_on_error(self):
-            return self._partial_fit(X, y, None)
+        from ..interop import fit_with_forest
+
+        return self._as_writer(fit_with_forest, self, self._partial_fit, init_forest, X, y, None)
 
     def _encode(self, y, classes, first):
         # _check_batch has refused non-finite targets

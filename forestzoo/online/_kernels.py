@@ -200,6 +200,18 @@ def _leaf_box(nodes, leaf, parent_of, lo, hi):
         k = p
 
 
+@njit(inline="always")
+def _leaf_of(X, i, nodes):
+    """The leaf row ``i`` of ``X`` falls into (left when ``x <= threshold``)."""
+    k = 0
+    while nodes[k].left != TREE_LEAF:
+        if X[i, nodes[k].feature] <= nodes[k].threshold:
+            k = nodes[k].left
+        else:
+            k = nodes[k].right
+    return k
+
+
 #: the most uses of one sample by one tree (``_poisson1`` caps its draw)
 MAX_REPS = 20
 
@@ -228,13 +240,7 @@ def _learn_row(
     """Lines 03-08 of Algorithm 1: one tree uses row ``i`` ``k_rep`` times; returns the new node and slot counts."""
     n_tests = tfeat.shape[1]
     for _ in range(k_rep):
-        # line 04: drop x to its leaf
-        k = 0
-        while nodes[k].left != TREE_LEAF:
-            if X[i, nodes[k].feature] <= nodes[k].threshold:
-                k = nodes[k].left
-            else:
-                k = nodes[k].right
+        k = _leaf_of(X, i, nodes)  # line 04: drop x to its leaf
         s = slot[k]
         # line 05: update the leaf and every candidate split (Eq. 5-9)
         _add(stats[s], yk[i], yr[i], criterion)
@@ -496,12 +502,7 @@ def _reset_tree(nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats
 @njit(inline="always")
 def _row_error(X, i, yk, yr, nodes, values, criterion):
     """The tree's prequential error on row ``i`` before it learns it: 0/1 loss, or the absolute error."""
-    k = 0
-    while nodes[k].left != TREE_LEAF:
-        if X[i, nodes[k].feature] <= nodes[k].threshold:
-            k = nodes[k].left
-        else:
-            k = nodes[k].right
+    k = _leaf_of(X, i, nodes)
     if criterion == VARIANCE:
         return abs(values[k, 0] - yr[i])
     best = 0
@@ -654,3 +655,68 @@ def train_pairs_when_told(
     train_pairs(X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax,
                 rng, dstate, detect, next_row, criterion, n_split, min_gain, max_depth, max_nodes, drift, drift_delta,
                 warning_delta, oob_period, p0, p1)
+
+
+@njit
+def seed_leaves(X, yk, yr, nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax, rng,
+                criterion, t0, t1):
+    """Trees ``t0..t1-1``, holding a batch tree's nodes with a pool row per leaf, take their leaves' statistics from rows.
+
+    Every row of ``X`` is dropped to its leaf once (weight 1, the mean of
+    online bagging's Poisson(1) weight): the leaf's statistics (class counts,
+    or ``{n, mu, E}`` computed in two passes, ``mu`` the sum over ``n`` and
+    ``E`` the mean squared deviation from it) and ``seen`` count the rows
+    that reach it, and its prediction follows from them as after
+    :func:`_learn_row`.  A leaf no row reaches keeps the batch tree's value
+    and statistics of zero.  The feature ranges are those of ``X``; every
+    leaf then draws its ``n_tests`` candidate splits inside its region
+    (as a leaf created by a split does) and the two sides of each candidate
+    count the leaf's rows.  ``counts[t, 2]`` becomes ``len(X)``.
+    """
+    d = X.shape[1]
+    n_rows = X.shape[0]
+    lo = np.empty(d)
+    hi = np.empty(d)
+    leaf_of = np.empty(n_rows, np.int64)
+    n_tests = tfeat.shape[2]
+    for t in range(t0, t1):
+        nd = nodes[t]
+        for i in range(n_rows):
+            _observe(X, i, gmin[t], gmax[t])
+            k = _leaf_of(X, i, nd)
+            leaf_of[i] = k
+            s = slot[t, k]
+            seen[t, s] += 1.0
+            if criterion == VARIANCE:
+                stats[t, s, 0] += 1.0
+                stats[t, s, 1] += yr[i]  # the sum; divided below
+            else:
+                stats[t, s, yk[i]] += 1.0
+        if criterion == VARIANCE:
+            for s in range(counts[t, 1]):
+                if stats[t, s, 0] > 0.0:
+                    stats[t, s, 1] /= stats[t, s, 0]
+            for i in range(n_rows):
+                s = slot[t, leaf_of[i]]
+                dev = yr[i] - stats[t, s, 1]
+                stats[t, s, 2] += dev * dev
+            for s in range(counts[t, 1]):
+                if stats[t, s, 0] > 0.0:
+                    stats[t, s, 2] /= stats[t, s, 0]
+        for k in range(counts[t, 0]):
+            if nd[k].left != TREE_LEAF:
+                continue
+            s = slot[t, k]
+            if seen[t, s] > 0.0:
+                _refresh(values[t], nd, k, stats[t, s], criterion)
+            _leaf_box(nd, k, parent_of[t], lo, hi)
+            for j in range(n_tests):
+                _draw_test(tfeat[t, s], tthr[t, s], j, lo, hi, gmin[t], gmax[t], rng[t], 8)
+        for i in range(n_rows):
+            s = slot[t, leaf_of[i]]
+            for j in range(n_tests):
+                if tthr[t, s, j] != tthr[t, s, j]:
+                    continue
+                side = 0 if X[i, tfeat[t, s, j]] <= tthr[t, s, j] else 1
+                _add(tstats[t, s, j, side], yk[i], yr[i], criterion)
+        counts[t, 2] = n_rows

@@ -15,6 +15,17 @@
 * The class-sorted order of a bundled dataset: a real dataset whose rows
   arrive sorted by class (abrupt drift at each class boundary).
 
+* Friedman #1 with drift, for regression (Ikonomovska, Gama & Džeroski,
+  "Learning model trees from evolving data streams", Data Mining and
+  Knowledge Discovery 2011): ten features uniform on ``[0, 1]``, of which
+  five are relevant, ``y = 10 sin(pi x_a x_b) + 20 (x_c - 0.5)^2 + 10 x_d
+  + 5 x_e + N(0, 1)``; a drift changes which features play the roles
+  ``(a, b, c, d, e)``: ``(0, 1, 2, 3, 4)``, then ``(3, 4, 1, 0, 2)`` (the
+  paper's global abrupt change), then ``(1, 4, 3, 2, 0)`` (its second
+  gradual change).  The streams here: one abrupt change at mid-stream, two
+  gradual changes at 1/3 and 2/3, and the first change reverting at 2/3
+  (recurring).
+
 Drift between two concepts follows the sigmoid mixture of MOA's concept
 drift stream (Bifet et al.): the probability that sample ``i`` comes from
 the new concept is ``1 / (1 + exp(-4 (i - position) / width))``; a width
@@ -33,6 +44,14 @@ STREAMS = {
     "sorted-mushroom": ("abrupt", None),
 }
 _SEA_THETA = (8.0, 9.0, 7.0, 9.5)
+#: regression stream name -> (kind of drift, positions of the changes as fractions of the stream)
+REGRESSION_STREAMS = {
+    "friedman-abrupt": ("abrupt", (0.5,)),
+    "friedman-gradual": ("gradual", (1 / 3, 2 / 3)),
+    "friedman-recurring": ("recurring", (1 / 3, 2 / 3)),
+}
+#: the features in the roles (a, b, c, d, e) of Friedman #1 under each concept
+_FRIEDMAN_ROLES = ((0, 1, 2, 3, 4), (3, 4, 1, 0, 2), (1, 4, 3, 2, 0))
 
 
 def _concept_of_rows(n, positions, width, rng):
@@ -116,6 +135,25 @@ def make_agrawal(n, *, functions=(1, 2), width=1, noise=0.05, random_state=0):
     return X, y, positions
 
 
+def make_friedman_drift(n, *, concepts=(0, 1), width=1, noise=1.0, random_state=0):
+    """Friedman #1 switching between ``concepts`` (rows of the feature roles) at equal intervals.
+
+    Returns ``X, y, positions``; ``width`` spreads each change (sigmoid
+    mixing, 1: abrupt).
+    """
+    rng = np.random.RandomState(random_state)
+    X = rng.random_sample((n, 10))
+    positions = [n * k // len(concepts) for k in range(1, len(concepts))]
+    concept = np.take(concepts, _concept_of_rows(n, positions, width, rng))
+    y = np.empty(n)
+    for c in set(concepts):
+        rows = concept == c
+        a, b, e3, d, e = (X[rows, f] for f in _FRIEDMAN_ROLES[c])
+        y[rows] = 10.0 * np.sin(np.pi * a * b) + 20.0 * (e3 - 0.5) ** 2 + 10.0 * d + 5.0 * e
+    y += noise * rng.standard_normal(n)
+    return X, y, positions
+
+
 def class_sorted(X, y, random_state=0):
     """The rows of ``(X, y)`` sorted by class (shuffled within a class); returns ``X, y, class boundaries``."""
     rng = np.random.RandomState(random_state)
@@ -125,7 +163,10 @@ def class_sorted(X, y, random_state=0):
 
 
 def make_stream(name, n, random_state=0):
-    """One of :data:`STREAMS` with ``n`` rows (a sorted dataset keeps its own size); ``X, y, drift positions``."""
+    """One of :data:`STREAMS` or :data:`REGRESSION_STREAMS` with ``n`` rows (a sorted dataset keeps its own size).
+
+    Returns ``X, y, drift positions``.
+    """
     if name == "sea-abrupt":
         return make_sea(n, random_state=random_state)
     if name == "sea-gradual":
@@ -136,9 +177,15 @@ def make_stream(name, n, random_state=0):
         return make_agrawal(n, functions=(1, 2), random_state=random_state)
     if name == "agrawal-recurring":
         return make_agrawal(n, functions=(1, 3, 1, 3), random_state=random_state)
+    if name == "friedman-abrupt":
+        return make_friedman_drift(n, concepts=(0, 1), random_state=random_state)
+    if name == "friedman-gradual":
+        return make_friedman_drift(n, concepts=(0, 1, 2), width=n // 20, random_state=random_state)
+    if name == "friedman-recurring":
+        return make_friedman_drift(n, concepts=(0, 1, 0), random_state=random_state)
     if name.startswith("sorted-"):
         from ..datasets import load_dataset
 
         X, y = load_dataset(name[len("sorted-"):])
         return class_sorted(np.asarray(X, float), np.asarray(y), random_state)
-    raise ValueError(f"unknown stream {name!r}; choose from {sorted(STREAMS)}")
+    raise ValueError(f"unknown stream {name!r}; choose from {sorted(STREAMS) + sorted(REGRESSION_STREAMS)}")
