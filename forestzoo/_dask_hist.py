@@ -20,10 +20,7 @@ rows alone, gathered to one worker.
    each)``: the client draws the partitions' shares ``Multinomial(n, n_i / n)``
    from the tree's generator, and partition ``i`` draws its rows' counts
    ``Multinomial(share_i, 1 / n_i each)`` from a generator seeded with the
-   tree's seed and ``i``, as ``share_i`` row indices drawn uniformly with
-   replacement and counted (the same law as one multinomial draw, at the
-   cost of ``share_i`` integers instead of ``n_i`` binomials).  A row's count
-   multiplies its weight.
+   tree's seed and ``i``.  A row's count multiplies its weight.
 3. **Levels.**  Every open node of every tree of the batch gets a random
    order of the features (drawn on the client, in the node order of the
    level).  Each partition adds, for every open node and each requested
@@ -43,10 +40,6 @@ rows alone, gathered to one worker.
    and the global bin edges, with the bootstrap counts times the weights as
    row weights, the remaining depth, the leaf sizes of the forest and a seed
    drawn from the tree's generator; it is grafted in place of the node.
-   Only the rows' codes, weights and the target the criterion reads (the
-   class index, or the value of a regression) travel.  The subtrees of a
-   level's small nodes are submitted before that level's histograms, so the
-   workers grow them while the client waits for the histograms.
 5. The trees are ordinary :class:`~forestzoo._engine.api.Tree` objects (node
    arrays, thresholds the real bin edges), wrapped as the forest's tree
    estimators: the result predicts, pickles and saves like any in-memory
@@ -62,7 +55,6 @@ from ._engine.api import (
     CRITERIA, HIST, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, TrainingData, Tree, TreeParams, TreeTarget, draw_seeds,
     evaluate_split, grow,
 )
-from ._engine.binning import bin_data
 from ._jit import njit
 
 #: Largest number of order statistics per feature a partition sends for the bin edges.
@@ -148,7 +140,12 @@ def bin_partition(part, edges, n_bins, classes, class_weights):
     """A packed partition as ``(codes uint8 (n_features, n), yk int32, yr float64, w float64)``."""
     X, y, w = part
     n = X.shape[0]
-    codes = bin_data(X, edges, n_bins)  # the in-memory engine's codes: edges strictly below the value; NaN 255
+    codes = np.empty((X.shape[1], n), dtype=np.uint8)
+    for f in range(X.shape[1]):
+        col = X[:, f].astype(np.float64)
+        c = np.searchsorted(edges[f, :n_bins[f] - 1], col, side="left")
+        c[np.isnan(col)] = MISSING
+        codes[f] = c
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     if classes is not None:
         yk = np.searchsorted(classes, y).astype(np.int32)
@@ -168,10 +165,10 @@ def start_state(binned, index, seeds, shares, bootstrap):
     n_trees = len(seeds)
     counts = np.ones((n_trees, n), dtype=np.int32)
     if bootstrap and n:
+        p = np.full(n, 1.0 / n)
         for t in range(n_trees):
-            # Multinomial(share, 1/n each): ``share`` rows drawn uniformly with replacement, counted
             rng = np.random.default_rng([int(seeds[t]), int(index)])
-            counts[t] = np.bincount(rng.integers(0, n, size=int(shares[t])), minlength=n)
+            counts[t] = rng.multinomial(int(shares[t]), p)
     w = binned[3]
     node = np.where((counts > 0) & (w[None, :] > 0), np.arange(n_trees, dtype=np.int32)[:, None], -1)
     return counts, node.astype(np.int32)
@@ -255,56 +252,24 @@ def route(binned, state, table):
     return counts, out
 
 
-@njit
-def _extract_rows(codes, counts, w, node, slot, n_nodes):
-    """The rows of the nodes ``slot`` marks, grouped by node (tree, then row order): codes, weights, bounds, rows."""
-    n_trees, n = node.shape
-    bounds = np.zeros(n_nodes + 1, dtype=np.int64)
-    for t in range(n_trees):
-        for i in range(n):
-            nd = node[t, i]
-            if nd >= 0 and nd < slot.shape[0] and slot[nd] >= 0:
-                bounds[slot[nd] + 1] += 1
-    for j in range(n_nodes):
-        bounds[j + 1] += bounds[j]
-    m = bounds[n_nodes]
-    fill = bounds[:n_nodes].copy()
-    rows = np.empty(m, dtype=np.int64)
-    weights = np.empty(m, dtype=np.float64)
-    for t in range(n_trees):
-        for i in range(n):
-            nd = node[t, i]
-            if nd >= 0 and nd < slot.shape[0] and slot[nd] >= 0:
-                at = fill[slot[nd]]
-                fill[slot[nd]] = at + 1
-                rows[at] = i
-                weights[at] = counts[t, i] * w[i]
-    out = np.empty((codes.shape[0], m), dtype=np.uint8)
-    for f in range(codes.shape[0]):
-        for at in range(m):
-            out[f, at] = codes[f, rows[at]]
-    return out, weights, bounds, rows
-
-
-def extract(binned, state, nodes, classification):
-    """Rows of each node of ``nodes``: ``[(codes (n_features, m), counts*w, y)]``, in the order of ``nodes``.
-
-    ``y`` is the class index of a classification, the target (``float64``) of
-    a regression: only what the subtree's criterion reads travels, in the
-    smallest exact dtype (a class index below 256 and a bootstrap count of a
-    row of weight 1 below 256 as ``uint8``).
-    """
+def extract(binned, state, nodes):
+    """Rows of each node of ``nodes``: ``[(codes (n_features, m), counts*w, yk, yr)]``, in the order of ``nodes``."""
     codes, yk, yr, w = binned
     counts, node = state
-    slot = np.full(int(nodes.max()) + 1, -1, dtype=np.int64)
+    slot = np.full(int(nodes.max()) + 2, -1, dtype=np.int64)
     slot[nodes] = np.arange(nodes.shape[0])
-    out, weights, bounds, rows = _extract_rows(codes, counts, w, node, slot, nodes.shape[0])
-    if weights.size and weights.max() < 256 and np.all(w == 1.0):
-        weights = weights.astype(np.uint8)
-    y = (yk if classification else yr)[rows]
-    if classification and (y.size == 0 or y.max() < 256):
-        y = y.astype(np.uint8)
-    return [(out[:, a:b], weights[a:b], y[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    t, i = np.nonzero(node >= 0)
+    which = slot[np.minimum(node[t, i], slot.shape[0] - 1)]
+    keep = which >= 0
+    t, i, which = t[keep], i[keep], which[keep]
+    order = np.argsort(which, kind="stable")
+    t, i, which = t[order], i[order], which[order]
+    bounds = np.searchsorted(which, np.arange(nodes.shape[0] + 1))
+    pieces = []
+    for j in range(nodes.shape[0]):
+        tj, ij = t[bounds[j]:bounds[j + 1]], i[bounds[j]:bounds[j + 1]]
+        pieces.append((codes[:, ij], counts[tj, ij] * w[ij], yk[ij], yr[ij]))
+    return pieces
 
 
 def grow_local(spec, edges, n_bins, *pieces):
@@ -313,14 +278,11 @@ def grow_local(spec, edges, n_bins, *pieces):
     The engine reads the codes with the forest's global bin edges, so the
     subtree's thresholds are those edges, as the levels' are.
     """
-    params, n_values, seed, classification = spec
+    params, n_values, seed = spec
     codes = np.ascontiguousarray(np.concatenate([p[0] for p in pieces], axis=1))
     weights = np.concatenate([p[1] for p in pieces]).astype(np.float64)
-    y = np.concatenate([p[2] for p in pieces])
-    if classification:
-        yk, yr = y.astype(np.int32), np.zeros(y.shape[0])
-    else:
-        yk, yr = np.zeros(y.shape[0], dtype=np.int32), y.astype(np.float64)
+    yk = np.concatenate([p[2] for p in pieces]).astype(np.int32)
+    yr = np.concatenate([p[3] for p in pieces]).astype(np.float64)
     data = TrainingData(HIST, codes.shape[0], codes, np.empty((0, 0), dtype=np.float32), edges, n_bins)
     tree = grow(data, TreeTarget(yk, yr, n_values), weights, params, seed)
     return tree.nodes, tree.values
@@ -503,11 +465,6 @@ class GlobalGrower:
         local_jobs = []
         first = True
         while frontier:
-            # local nodes known before this level's histograms (all but the roots): their rows leave, and their
-            # subtrees grow, while the partitions compute the histograms
-            local_ids = [k for k, nd in enumerate(frontier) if isinstance(nd.subtree, str)]
-            if local_ids:
-                local_jobs += self._grow_locals(state, frontier, local_ids, rngs)
             open_ids = [k for k, nd in enumerate(frontier) if nd.subtree is None and nd.order is not None]
             pending = list(open_ids)
             while pending:
@@ -537,10 +494,10 @@ class GlobalGrower:
                 self._scan_requests(hist, req_nodes, req_feats, frontier)
                 pending = [k for k in pending if frontier[k].n_valid < self.max_features
                            and frontier[k].cursor < self.n_features]
-            # roots found local by their first histograms: gather their rows and grow them to the end on one worker
-            local_roots = [k for k, nd in enumerate(frontier) if isinstance(nd.subtree, str) and k not in local_ids]
-            if local_roots:
-                local_jobs += self._grow_locals(state, frontier, local_roots, rngs)
+            # local nodes of this level: gather their rows and grow them to the end on one worker
+            local_ids = [k for k, nd in enumerate(frontier) if isinstance(nd.subtree, str)]
+            if local_ids:
+                local_jobs += self._grow_locals(state, frontier, local_ids, rngs)
             # split the open nodes; children that are not leaves form the next frontier
             nxt = []
             table = np.zeros((5, len(frontier)), dtype=np.int64)
@@ -640,9 +597,8 @@ class GlobalGrower:
         """Submit the subtree of every local node of ``frontier``: ``[(node, future of (nodes, values))]``."""
         client = self.client
         ids = np.asarray(local_ids, dtype=np.int32)
-        pieces = [client.submit(extract, b, s, ids, self.classification, workers=None if h is None else [h],
-                                allow_other_workers=True, pure=False, priority=_LEVEL)
-                  for b, s, h in zip(self.binned, state, self.holders)]
+        pieces = [client.submit(extract, b, s, ids, workers=None if h is None else [h], allow_other_workers=True,
+                                pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
         p = self.params
         jobs = []
         for j, k in enumerate(local_ids):
@@ -654,7 +610,7 @@ class GlobalGrower:
                                 min_samples_split=p.min_samples_split, min_samples_leaf=p.min_samples_leaf,
                                 min_weight_fraction_leaf=p.min_weight_fraction_leaf * scale,
                                 min_impurity_decrease=p.min_impurity_decrease * scale)
-            spec = (params, max(self.n_classes, 1), int(rngs[nd.tree].integers(2**63 - 1)), self.classification)
+            spec = (params, max(self.n_classes, 1), int(rngs[nd.tree].integers(2**63 - 1)))
             mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
                                   allow_other_workers=True, pure=False, priority=_LEVEL)
                     for pc, h in zip(pieces, self.holders)]
