@@ -4,8 +4,11 @@ The training set is generated block by block on the workers (a dask array:
 the client never holds it).  For each worker count: a fresh LocalCluster of
 worker processes (one thread each) with ``--memory-limit`` per worker; the
 first fit (kernels loaded or compiled by the warm-up), a second fit (the
-steady state), the peak resident memory of each worker process, and the test
-accuracy.  The same rows, computed in this process, then fit the in-memory
+steady state) with the CPU seconds it used (the client process, which runs
+the scheduler, plus every worker process) and the machine's load average
+during it, the peak resident memory of each worker process, and the test
+accuracy.  On shared cores the wall-clock time follows the other users' load;
+the CPU seconds much less so.  The same rows, computed in this process, then fit the in-memory
 forestzoo forest (``n_jobs`` = the number of cores) and scikit-learn's RF on
 a subsample of ``--sklearn-rows``.
 
@@ -17,6 +20,7 @@ bagging, and global bagging on summed histograms), each on a fresh cluster.
 
 import argparse
 import logging
+import os
 import resource
 import time
 
@@ -59,6 +63,16 @@ def _peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _cpu_s(client=None):
+    """CPU seconds used so far by this process (the client, and a LocalCluster's scheduler) and ``client``'s workers."""
+    return time.process_time() + (sum(client.run(time.process_time).values()) if client is not None else 0.0)
+
+
+def _load():
+    """The machine's 1-minute load average (other users' jobs share the cores)."""
+    return os.getloadavg()[0]
+
+
 def run_dask(args, n_workers, X_test, y_test, bagging="local"):
     import distributed
 
@@ -77,14 +91,15 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
         t0 = time.perf_counter()
         est.fit(X, y)
         first = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t0, cpu0, load0 = time.perf_counter(), _cpu_s(client), _load()
         est.fit(X, y)
         second = time.perf_counter() - t0
+        cpu = _cpu_s(client) - cpu0
+        load = (load0 + _load()) / 2
         peaks = client.run(_peak_rss_mb)
         acc = float((est.predict(X_test) == y_test).mean())
         row = dict(method=f"forestzoo.dask bagging={bagging}, {n_workers} workers", first_fit=first, fit=second,
-                   data=t_data,
-                   peak_mb=max(peaks.values()), acc=acc)
+                   cpu=cpu, load=load, data=t_data, peak_mb=max(peaks.values()), acc=acc)
         if args.xgboost and bagging == args.bagging[0]:
             row_x = _run_xgb(client, X, y, X_test, y_test, args)
             return [row, row_x]
@@ -140,9 +155,10 @@ def run_local(args, X_test, y_test):
     X, y, _ = _dask_data(args.rows, args.features, args.blocks, args.seed)
     X, y = dask.compute(X, y, scheduler="synchronous")
     rows = []
-    t0 = time.perf_counter()
+    t0, cpu0, load0 = time.perf_counter(), _cpu_s(), _load()
     est = RandomForestClassifier(n_estimators=args.trees, random_state=0, n_jobs=args.cores).fit(X, y)
     rows.append(dict(method=f"forestzoo in memory, n_jobs={args.cores}", fit=time.perf_counter() - t0,
+                     cpu=_cpu_s() - cpu0, load=(load0 + _load()) / 2,
                      acc=float((est.predict(X_test) == y_test).mean())))
     sub = np.random.default_rng(0).choice(X.shape[0], min(args.sklearn_rows, X.shape[0]), replace=False)
     t0 = time.perf_counter()
@@ -196,11 +212,13 @@ def main():
         local_rows = run_local(args, X_test, y_test)
         reference = local_rows[0]["acc"]
         rows += local_rows
-    print("\n| method | first fit (s) | fit (s) | peak RSS per worker (MiB) | test accuracy | vs in memory (pp) |")
-    print("|---|---|---|---|---|---|")
+    print("\n| method | first fit (s) | fit (s) | fit CPU (s) | load | peak RSS per worker (MiB) | test accuracy "
+          "| vs in memory (pp) |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = [r["method"]] + [f"{r[k]:.1f}" if isinstance(r.get(k), float) else "" for k in
-                                 ("first_fit", "fit", "peak_mb")] + [f"{r['acc']:.4f}" if "acc" in r else ""]
+                                 ("first_fit", "fit", "cpu", "load", "peak_mb")]
+        cells.append(f"{r['acc']:.4f}" if "acc" in r else "")
         cells.append(f"{100 * (r['acc'] - reference):+.2f}" if reference is not None and "acc" in r else "")
         print("| " + " | ".join(cells) + " |")
 

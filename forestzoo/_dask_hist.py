@@ -423,10 +423,10 @@ class GlobalGrower:
         est = self.est
         sketches = self.client.gather(self._on_parts(sketch, self.packed, shared=(SKETCH_POINTS,)))
         self.edges, self.n_bins = merge_edges(sketches, self.n_features, est.max_bins)
-        edges_f = self.client.scatter(self.edges, broadcast=True, hash=False)
-        self.edges_future = edges_f
+        # the edges travel inside the tasks that read them (n_features x 255 floats): scattered data has no graph,
+        # and a worker lost before its replicas were placed would take them with it, unrecoverable
         self.binned = self._on_parts(bin_partition, self.packed,
-                                     shared=(edges_f, self.n_bins, self.classes, self.class_weights))
+                                     shared=(self.edges, self.n_bins, self.classes, self.class_weights))
         seeds = draw_seeds(check_random_state(random_state), est.n_estimators)
         if est.bootstrap:
             ms = est.max_samples
@@ -614,7 +614,7 @@ class GlobalGrower:
             mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
                                   allow_other_workers=True, pure=False, priority=_LEVEL)
                     for pc, h in zip(pieces, self.holders)]
-            jobs.append((nd, client.submit(grow_local, spec, self.edges_future, self.n_bins, *mine, pure=False)))
+            jobs.append((nd, client.submit(grow_local, spec, self.edges, self.n_bins, *mine, pure=False)))
         return jobs
 
     def _assemble(self, root):

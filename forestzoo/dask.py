@@ -123,9 +123,13 @@ restriction, its lost partitions are recomputed from their graph by
 When the data cannot be recomputed (e.g. scattered numpy arrays) or a task
 fails, ``fit`` raises and a previously fitted model is left as it was.
 With ``bagging="global"`` the tasks of the levels prefer the worker holding
-their partition without being restricted to it; what ``distributed`` cannot
-recompute after a worker's loss makes ``fit`` raise, leaving a previously
-fitted model as it was (only per-worker bagging's recovery is tested).
+their partition without being restricted to it: after a worker's loss,
+``distributed`` recomputes its partitions, their codes and their rows' nodes
+from the graph elsewhere, and the forest is the one fitted without the fault
+(the bootstrap counts are seeded per partition, the histograms summed in a
+fixed order).  Partitions that have no graph (scattered data) cannot be
+recomputed: ``fit`` then raises a ``RuntimeError`` that says so, leaving a
+previously fitted model as it was.
 
 Compilation: :func:`warm_up` compiles the estimator's Numba kernels on one
 worker first and then loads them on the others from the on-disk cache;
@@ -136,6 +140,7 @@ serves every machine.
 """
 
 import inspect
+from concurrent.futures import CancelledError
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -444,7 +449,16 @@ class _DaskForestMixin:
             The fitted estimator.
         """
         with keep_state_on_error(self):
-            return self._fit_dask(X, y, sample_weight)
+            try:
+                return self._fit_dask(X, y, sample_weight)
+            except CancelledError as error:
+                raise RuntimeError(
+                    f"{type(self).__name__}.fit: a task was cancelled ({error}). A worker that left the cluster "
+                    "held partitions that distributed cannot recompute, having no graph to recompute them from "
+                    "(e.g. data placed with client.scatter). Build the Dask collection from a graph "
+                    "(dask.array.from_array, dask.dataframe.read_parquet, ...) so that lost partitions are "
+                    "recomputed, or place the data again, and fit again; the estimator keeps its previous model."
+                ) from error
 
     def _client(self):
         return self.client if self.client is not None else default_client()

@@ -422,3 +422,76 @@ def test_global_bagging_moves_histograms_not_rows(client, cluster, monkeypatch):
     assert gathered and sum(map(len, gathered)) < X.nbytes / 4
     assert len(est.estimators_) == 2 and all(e.tree_.nodes["depth"].max() == 2 for e in est.estimators_)
     assert (est.predict(X) == y).mean() > 0.8
+
+
+def _kill_at_first_route():
+    """A function for ``client.run``: in that worker process, the first routing of rows to children SIGKILLs it."""
+
+    def arm(dask_worker):
+        import os
+        import signal
+
+        import forestzoo._dask_hist as module
+
+        def killed(*args):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+        module.route = killed  # a task names its function by module and name: the next route task runs this one
+
+    return arm
+
+
+@pytest.fixture(scope="module")
+def process_cluster_client():
+    """A client of two worker processes, each under a nanny that restarts it when it is killed."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, **LOOPBACK) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+@pytest.fixture
+def process_client(process_cluster_client):
+    process_cluster_client.wait_for_workers(2, timeout=60)  # a worker killed by an earlier test is back
+    return process_cluster_client
+
+
+def test_global_worker_killed_mid_fit_partitions_recomputed_same_forest(process_client, monkeypatch):
+    """A worker process killed while it routes rows between two levels: its partitions are recomputed from their
+    graph, the level's tasks run again, and the forest is the one fitted without the fault."""
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 300)  # levels on histograms above the subtrees: routing happens
+    client = process_client
+    X, y = _xor_data(2000)
+    Xd, yd = client.persist([da.from_array(X, chunks=500), da.from_array(y, chunks=500)])
+    client.gather(futures_of([Xd, yd]))
+    params = dict(n_estimators=4, max_depth=8, random_state=0, bagging="global", client=client)
+    reference = DaskRandomForestClassifier(**params).fit(Xd, yd)
+    victim = client.who_has(futures_of(Xd)[:1]).popitem()[1][0]
+    client.run(_kill_at_first_route(), workers=[victim])
+    est = DaskRandomForestClassifier(**params).fit(Xd, yd)
+    assert victim not in client.scheduler_info()["workers"], "the worker was not killed during the fit"
+    _same_trees(est, reference)
+
+
+def test_global_worker_killed_with_data_that_cannot_be_recomputed_keeps_the_previous_model(process_client,
+                                                                                           monkeypatch):
+    """Scattered partitions lost with their worker cannot be recomputed: fit raises and names the remedy, and the
+    estimator keeps its previous forest."""
+    import forestzoo._dask_hist as dask_hist
+
+    monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 300)
+    client = process_client
+    X, y = _xor_data(2000)
+    a, b = sorted(client.scheduler_info()["workers"])
+    Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
+    est = DaskRandomForestClassifier(n_estimators=3, max_depth=6, random_state=0, bagging="global", client=client)
+    est.fit(Xd, yd)
+    trees, proba = est.estimators_, est.predict_proba(X)
+    client.run(_kill_at_first_route(), workers=[b])
+    with pytest.raises(RuntimeError, match="cannot recompute") as raised:
+        est.fit(Xd, yd)
+    print(raised.value)
+    assert b not in client.scheduler_info()["workers"]
+    assert est.estimators_ is trees
+    np.testing.assert_array_equal(est.predict_proba(X), proba)
