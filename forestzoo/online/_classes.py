@@ -224,11 +224,10 @@ class _ReadWriteLock:
                 self._cond.wait()
             self._readers += 1
 
-    def release_read(self):
-        with self._cond:
-            self._readers -= 1
-            if not self._readers and self._writers_waiting:
-                self._cond.notify_all()
+    # The releases are written out where the lock is held (``_as_writer``, ``_mean_values``), in their
+    # ``finally`` blocks, not as methods: Python delivers a KeyboardInterrupt (Ctrl-C) at calls among other
+    # points, and one delivered on entering a release method would leave the lock held and every later fit
+    # or predict of the model waiting forever.
 
     def acquire_write(self):
         with self._cond:
@@ -239,11 +238,6 @@ class _ReadWriteLock:
             finally:
                 self._writers_waiting -= 1
             self._writing = True
-
-    def release_write(self):
-        with self._cond:
-            self._writing = False
-            self._cond.notify_all()
 
 
 _LOCK_GUARD = threading.Lock()  # creates a model's lock once, however many threads first use the model at once
@@ -348,7 +342,9 @@ class BaseOnlineForest(BaseEstimator):
             with keep_state_on_error(self):
                 return fn(*args)
         finally:
-            lock.release_write()
+            with lock._cond:  # released inline (see _ReadWriteLock)
+                lock._writing = False
+                lock._cond.notify_all()
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -610,7 +606,10 @@ class BaseOnlineForest(BaseEstimator):
             n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
                                       forest.voters, out)
         finally:
-            lock.release_read()
+            with lock._cond:  # released inline (see _ReadWriteLock)
+                lock._readers -= 1
+                if not lock._readers and lock._writers_waiting:
+                    lock._cond.notify_all()
         if n_trained:
             out /= n_trained
         elif self._is_classifier():  # no tree has seen a sample: nothing favours any class
