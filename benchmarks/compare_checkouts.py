@@ -65,9 +65,17 @@ def copy_package(checkout, name, dest):
                     fh.write(pattern.sub(name, text))
 
 
-def make_data(kind, rows, features, seed, classes=None):
+def make_data(kind, rows, features, seed, classes=None, density=0.01):
     from sklearn.datasets import make_classification, make_regression
 
+    if kind == "sparse-binary":
+        # a CSR matrix with uniform values on its stored entries, labelled by the sign of a sparse linear score
+        import scipy.sparse as sp
+
+        rng = np.random.RandomState(seed)
+        X = sp.random(rows, features, density=density, format="csr", dtype=np.float32, random_state=rng)
+        coef = rng.normal(size=features) * (rng.uniform(size=features) < 0.1)
+        return X, (X @ coef > 0).astype(int)
     if kind == "regression":
         X, y = make_regression(n_samples=rows, n_features=features, noise=1.0, random_state=seed)
     else:
@@ -110,7 +118,7 @@ def child(args):
         X, y = load_named(mods[0], args.dataset, n_test, args.seed)
         n_fit = len(y) - min(n_test, len(y) // 2)
     else:
-        X, y = make_data(args.data, args.rows + n_test, args.features, args.seed, args.classes)
+        X, y = make_data(args.data, args.rows + n_test, args.features, args.seed, args.classes, args.density)
         n_fit = args.rows
     X, X_test, y = X[:n_fit], X[n_fit:], y[:n_fit]
     for cls in classes:
@@ -142,7 +150,8 @@ def main(argv=None):
     p.add_argument("b", help="checkout B")
     p.add_argument("--estimator", default="DecisionTreeRegressor", help="a class exported by forestzoo")
     p.add_argument("--params", nargs="*", default=["splitter=hist"], help="key=value (JSON values)")
-    p.add_argument("--data", choices=("regression", "binary", "10-class"), default="regression")
+    p.add_argument("--data", choices=("regression", "binary", "10-class", "sparse-binary"), default="regression")
+    p.add_argument("--density", type=float, default=0.01, help="stored fraction of --data sparse-binary")
     p.add_argument("--rows", type=int, default=50_000)
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
@@ -173,6 +182,7 @@ def main(argv=None):
         cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
                "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
                "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),
+               "--density", str(args.density),
                *(["--classes", str(args.classes)] if args.classes else []),
                *(["--dataset", args.dataset] if args.dataset else []),
                "--measure", args.measure, "--predict-rows", str(args.predict_rows), "--params", *args.params]

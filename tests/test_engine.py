@@ -469,3 +469,65 @@ def test_tree_params_resolve_the_estimator_parameters_once():
         TreeParams("gini", max_features="sqrt")
     with pytest.raises(ValueError, match="criterion"):
         TreeParams("mae")
+
+
+def test_dominant_codes_are_the_codes_of_more_than_half_the_rows():
+    from forestzoo._engine.binning import dominant_codes
+
+    rng = np.random.RandomState(0)
+    Xb = rng.randint(10, 40, size=(4, 301)).astype(np.uint8)
+    Xb[1, :151] = 7  # 151 of 301 rows: more than half
+    Xb[2, :150] = 3  # 150 of 301: not more than half
+    Xb[3, :] = MISSING_BIN  # the missing bin is never a dominant code
+    n_bins = np.full(4, 40, np.int32)
+    expected = [-1, 7, -1, -1]
+    for f in range(4):
+        counts = np.bincount(Xb[f], minlength=256)[:40]
+        assert expected[f] == (int(np.argmax(counts)) if 2 * counts.max() > Xb.shape[1] else -1)
+    assert dominant_codes(Xb, n_bins).tolist() == expected
+
+
+@pytest.mark.parametrize("n_classes", [2, 5])
+def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
+    from forestzoo._engine.splitters.hist import build_histogram_cls, build_histogram_skip_cls, integral_weights
+
+    rng = np.random.RandomState(n_classes)
+    n, n_bins = 3000, 60
+    codes = np.where(rng.uniform(size=n) < 0.9, 5, rng.randint(0, n_bins, size=n)).astype(np.uint8)
+    codes[rng.uniform(size=n) < 0.02] = MISSING_BIN
+    idx = np.sort(rng.choice(n, 1700, replace=False)).astype(np.uint32)
+    start, end = 100, 1600
+    w = rng.poisson(1.0, size=idx.shape[0]).astype(np.float64) + 1.0  # node-ordered bootstrap counts
+    yk = rng.randint(0, n_classes, size=idx.shape[0]).astype(np.int32)
+    total = np.zeros(2 + n_classes)
+    total[0] = end - start
+    total[1] = w[start:end].sum()
+    np.add.at(total, 2 + yk[start:end], w[start:end])
+    full = np.full((256, 2 + n_classes), np.nan)
+    skip = np.full((256, 2 + n_classes), np.nan)
+    build_histogram_cls(codes, idx, start, end, w, yk, np.empty(0), n_bins, full)
+    build_histogram_skip_cls(codes, idx, start, end, w, yk, n_bins, skip, 5, total)
+    assert integral_weights(w)
+    np.testing.assert_array_equal(skip[:n_bins], full[:n_bins])
+    np.testing.assert_array_equal(skip[MISSING_BIN], full[MISSING_BIN])
+    assert not integral_weights(w * 0.5 + 0.25)
+    assert not integral_weights(np.array([2.0**53, 1.0]))
+
+
+def test_sort_codes_reports_a_constant_feature_as_no_candidate():
+    from forestzoo._engine.splitters.hist import _sort_codes_cls
+
+    rng = np.random.RandomState(0)
+    idx = np.arange(40, dtype=np.uint32)
+    w = np.ones(40)
+    yk = rng.randint(0, 2, 40).astype(np.int32)
+    bufs = (np.empty(40), np.empty(40, np.uint32), np.zeros(4), np.empty(256, np.int64))
+    for n in (10, 40):  # insertion sort and counting sort
+        for constant in (0, 17, MISSING_BIN):
+            codes = np.full(40, constant, np.uint8)
+            assert _sort_codes_cls(codes, idx, 0, n, w, yk, np.empty(0), 0, *bufs) == 0
+        codes = np.full(40, 3, np.uint8)
+        codes[n - 1] = 9
+        keys, samples, miss, counts = bufs
+        assert _sort_codes_cls(codes, idx, 0, n, w, yk, np.empty(0), 0, *bufs) == n
+        assert keys[n - 1] == 9 and samples[n - 1] == n - 1 and miss[0] == 0.0

@@ -153,6 +153,30 @@ def _bin_csc_columns(data, indices, indptr, edges, n_bins, out, f_lo, f_hi):
             out[f, indices[k]] = _code(edges, f, n_edges, data[k])
 
 
+@njit
+def dominant_codes(Xb, n_bins):
+    """Per feature, the value code that more than half of the rows hold, or -1.
+
+    ``Xb`` is the ``(n_features, n_samples)`` code matrix of :func:`bin_data`.
+    Such a bin (the zeros of a sparse column, the common level of a binary
+    or one-hot feature) is the one the histogram builder may leave out and
+    compute from the node's totals (:func:`.splitters.hist.build_histogram_skip_cls`).
+    """
+    n_features, n_samples = Xb.shape
+    out = np.full(n_features, -1, np.int32)
+    counts = np.empty(256, np.int64)
+    for f in range(n_features):
+        counts[:] = 0
+        row = Xb[f]
+        for i in range(n_samples):
+            counts[row[i]] += 1
+        for b in range(n_bins[f]):
+            if 2 * counts[b] > n_samples:
+                out[f] = b
+                break
+    return out
+
+
 def bin_data(X, edges, n_bins, n_threads=1):
     """Codes of ``X`` as ``uint8`` in feature-major layout ``(n_features, n_samples)``.
 

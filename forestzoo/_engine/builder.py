@@ -11,7 +11,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .binning import compute_bin_edges, bin_data
+from .binning import bin_data, compute_bin_edges, dominant_codes
 from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
 from .grower import (
@@ -35,6 +35,7 @@ _LOCAL_BYTES = 4 * 2**20
 _LOCAL_MAX_ROWS = 1 << 16
 _EMPTY_POOL = np.empty((0, 0, 256, 1))
 _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree writes only a non-empty one)
+_NO_DOMINANT = np.empty(0, dtype=np.int32)
 
 
 @dataclass
@@ -47,6 +48,9 @@ class TrainingData:
     Xf: np.ndarray | tuple  # float32 (n_features, n_samples) values, or the CSC tuple of .data; empty for hist
     edges: np.ndarray  # float64 (n_features, max_bins - 1)
     n_bins: np.ndarray  # int32 (n_features,)
+    #: int32 (n_features,): per feature the code most rows hold, -1 where none holds more than half
+    #: (hist; see binning.dominant_codes), or None
+    dominant: np.ndarray | None = None
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
@@ -79,12 +83,14 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed, n_threads=n_threads)
         Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
+        dominant = dominant_codes(Xb, n_bins)
     else:
         edges = np.empty((n_features, 0), dtype=np.float64)
         n_bins = np.zeros(n_features, dtype=np.int32)
         Xb = np.empty((0, 0), dtype=np.uint8)
         Xf = csc_layout(X) if sp.issparse(X) else np.ascontiguousarray(X.T, dtype=np.float32)
-    return TrainingData(code, n_features, Xb, Xf, edges, n_bins)
+        dominant = None
+    return TrainingData(code, n_features, Xb, Xf, edges, n_bins, dominant)
 
 
 def resolve_max_features(max_features, n_features):
@@ -316,6 +322,7 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
+            _NO_DOMINANT if data.dominant is None else data.dominant,
         )
 
     if node_model is None:

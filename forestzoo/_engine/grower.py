@@ -46,8 +46,8 @@ from .splitters._common import (
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
-    SMALL_NODE, build_histogram_cls, build_histogram_reg, split_histogram_cls, split_histogram_reg, split_small_cls,
-    split_small_reg, subtract_histogram,
+    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_histogram_skip_cls, integral_weights,
+    split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -170,7 +170,7 @@ def find_split(
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     """
-    keys, samples, miss, counts, cum, tmp, _ = bufs
+    keys, samples, miss, counts, cum, tmp, _, dominant = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
@@ -189,6 +189,8 @@ def find_split(
                 if not ready:
                     if reg:
                         build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    elif dominant.shape[0] > 0 and dominant[f] >= 0:
+                        build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
                     else:
                         build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
                     n_evals[0] += n
@@ -215,7 +217,10 @@ def find_split(
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
-                    build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    if dominant.shape[0] > 0 and dominant[f] >= 0:
+                        build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
+                    else:
+                        build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
@@ -441,7 +446,7 @@ def _make_grower(ONLY, AE=0, REG=0):
     def grow_tree(
         Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-        node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono,
+        node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono, dominant,
     ):
         """Grow one tree; returns ``(node_table, values)``.
 
@@ -506,6 +511,13 @@ def _make_grower(ONLY, AE=0, REG=0):
             (other splits pass the node's bounds on); every node's value is
             clipped into its bounds.  ``mono[:2]`` is overwritten with the bounds
             of the node being searched.
+        dominant : int32, per feature the code that most rows hold or -1
+            (:func:`.binning.dominant_codes`), or empty.  A classification
+            grower with the hist kernel builds a node's histogram of such a
+            feature without that bin and derives it from the node's totals
+            (:func:`.splitters.hist.build_histogram_skip_cls`), when every
+            weight is an integer: the histograms, and so the tree, are those
+            of the plain build.
         """
         if AE == 1:
             criterion = SQUARED_ERROR  # the statistics vectors the nodes carry (rows and weights are read)
@@ -673,7 +685,9 @@ def _make_grower(ONLY, AE=0, REG=0):
         pend = borrow(pend)
         pend_tot = borrow(pend_tot)
         pend_bounds = borrow(pend_bounds)
-        bufs = (keys, samples, miss, counts, cum, tmp, vals)
+        dominant_own = dominant if dominant.shape[0] == 0 or integral_weights(w) else dominant[:0]
+        dominant = borrow(dominant_own)
+        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant)
         table = borrow(table_own)
         values = borrow(values_own)
         fr_int = borrow(fr_int_own)
@@ -970,7 +984,7 @@ def _make_grower(ONLY, AE=0, REG=0):
                 for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
                     row_leaf[idx[p]] = fr_int[e, _F_NODE]
         keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
-                    tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own))
+                    tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own, dominant_own))
         return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
     # Each grower gets its own qualified name: Numba names a compiled function's environment after

@@ -90,6 +90,51 @@ def build_histogram_reg(codes, idx, start, end, w, yk, wy, n_bins, hist):
 
 
 @njit
+def integral_weights(w):
+    """Whether every weight is an integer and their sum is below 2**53: sums of them are then exact."""
+    total = 0.0
+    for i in range(w.shape[0]):
+        wi = w[i]
+        if wi != np.floor(wi):
+            return False
+        total += wi
+    return total < 2.0 ** 53
+
+
+@njit
+def build_histogram_skip_cls(codes, idx, start, end, w, yk, n_bins, hist, skip, total):
+    """:func:`build_histogram_cls` that never adds a row to bin ``skip``: that bin is ``total`` minus the others.
+
+    For a feature where one bin holds most rows (the zeros of a sparse
+    column, the common level of a one-hot feature), adding row after row to
+    the same bin makes each addition wait for the previous one to be stored;
+    skipping them reads the codes alone.  ``total`` is the node's statistics
+    vector (rows, ``sum w``, class weights).  The result equals
+    :func:`build_histogram_cls` exactly when every weight is an integer and
+    their sum is below 2**53 (every partial sum is then exact in float64,
+    whatever the order); the grower calls it only then.
+    """
+    hist[:n_bins, :] = 0.0
+    hist[MISSING_BIN, :] = 0.0
+    for p in range(start, end):
+        b = codes[idx[p]]
+        if b != skip:
+            wi = w[p]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2 + yk[p]] += wi
+    n_stats = hist.shape[1]
+    for s in range(n_stats):
+        hist[skip, s] = total[s]
+    for b in range(n_bins):
+        if b != skip:
+            for s in range(n_stats):
+                hist[skip, s] -= hist[b, s]
+    for s in range(n_stats):
+        hist[skip, s] -= hist[MISSING_BIN, s]
+
+
+@njit
 def build_block_cls(Xb, n_bins, idx, start, end, w, yk, wy, target, f_lo, f_hi):
     """:func:`build_histogram_cls` of the features ``f_lo .. f_hi - 1`` into ``target[f]``."""
     for f in range(f_lo, f_hi):
@@ -259,11 +304,22 @@ def _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples,
     """Non-missing rows of the node sorted (stably) by code into ``keys``/``samples``.
 
     Insertion sort for tiny nodes, counting sort over the 255 value codes
-    otherwise; NaN rows are summed into ``miss``.  Returns their number.
+    otherwise; NaN rows are summed into ``miss``.  Returns their number, or
+    0 when every row holds the same code: the feature is constant in the
+    node (or all NaN) and offers no split.  That test reads the codes alone,
+    which matters for sparse data, where most features of a small node are
+    all zeros.
     """
     miss[:] = 0.0
     n = end - start
     m = 0
+    if n > 0:
+        first = codes[idx[start]]
+        q = start + 1
+        while q < end and codes[idx[q]] == first:
+            q += 1
+        if q == end:
+            return 0
     if n <= _INSERTION_MAX:
         for p in range(start, end):
             i = idx[p]
