@@ -348,3 +348,22 @@ def test_bench_models_are_registered_and_fit():
         model.fit(X, y if task == "classification" else X[:, 0])
         assert len(model.estimators_) >= 1
     assert "GBT" in get_suite("boosting-largest5").models
+
+
+def test_libm_exp_and_log_are_the_c_library_functions_elementwise():
+    import math
+
+    from forestzoo import _libm
+
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-30, 30, size=(7, 5))
+    e = _libm.exp(x)
+    assert e.shape == x.shape and e.dtype == np.float64
+    assert e.tolist() == [[math.exp(v) for v in row] for row in x.tolist()]
+    y = np.abs(x[:, 0])
+    assert _libm.log(y).tolist() == [math.log(v) for v in y.tolist()]
+    assert _libm.exp(x.T)[1, 2] == math.exp(x[2, 1])  # non-contiguous input
+    assert isinstance(_libm.exp(0.5), float) and _libm.exp(0.5) == math.exp(0.5)
+    logs = _libm.log(np.array([0.0, -1.0, 1.0]))
+    assert logs[0] == -np.inf and np.isnan(logs[1]) and logs[2] == 0.0
+    assert _libm.log(0.0) == -math.inf and math.isnan(_libm.log(-2.0))

@@ -10,12 +10,12 @@ import time
 
 import numpy as np
 import pytest
-from distributed import futures_of
 from sklearn.base import is_classifier
 
 pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
+from distributed import futures_of  # noqa: E402
 
 from forestzoo import (  # noqa: E402
     ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor,

@@ -21,6 +21,8 @@ def _modules():
 
 @pytest.mark.parametrize("name", _modules())
 def test_doctests(name):
+    if name in OPTIONAL_MODULES:  # needs an optional extra (e.g. dask)
+        module = pytest.importorskip(name, exc_type=ImportError)
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _libm as libm
 from .._base import CLASSIFICATION_CRITERIA, EngineEstimator, forest_importances
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
@@ -342,7 +343,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
                     logit_update(F, f, self.learning_rate)
                 else:
                     # FHT 2000, Algorithm 4: F <- F + f_m, w_i <- w_i exp(-y_i f_m(x_i)), renormalised
-                    W *= np.exp(-self.learning_rate * Y * f)
+                    W *= libm.exp(-self.learning_rate * Y * f)
                     W /= W.sum(axis=0, keepdims=True)
                 rounds.append([learners.wrap(o[0], s) for o, s in zip(out, round_seeds)])
                 weights.append(self.learning_rate)
@@ -411,7 +412,7 @@ class AdaBoostClassifier(ClassifierMixin, EngineEstimator):
         if self.algorithm == "RUSBoost":
             return G
         if self.algorithm == "GentleBoost" and self.n_classes_ > 2:
-            P = 1.0 / (1.0 + np.exp(-2.0 * G))
+            P = 1.0 / (1.0 + libm.exp(-2.0 * G))
             return P / P.sum(axis=1, keepdims=True)
         return softmax(G)
 

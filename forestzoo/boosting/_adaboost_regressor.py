@@ -8,6 +8,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _libm as libm
 from .._base import EngineEstimator, forest_importances
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._validation import check_fit_data, check_predict_data
@@ -210,7 +211,7 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
             if self.loss == "square":
                 L = L**2  # Eq. (3b)
             elif self.loss == "exponential":
-                L = 1.0 - np.exp(-L)  # Eq. (3c)
+                L = 1.0 - libm.exp(-L)  # Eq. (3c)
             L_bar = float(np.sum(w * L))  # step 5
             if L_bar >= 0.5:
                 if m == 0:  # nothing to fall back on: the first tree alone
@@ -222,7 +223,7 @@ class AdaBoostRegressor(RegressorMixin, EngineEstimator):
             w = w * beta ** (self.learning_rate * (1.0 - L))  # step 7
             w /= w.sum()
             rounds.append(learners.wrap(tree, seed))
-            weights.append(self.learning_rate * np.log(1.0 / beta))
+            weights.append(self.learning_rate * libm.log(1.0 / beta))
             errors.append(L_bar)
         return 0.0, rounds, weights, errors
 

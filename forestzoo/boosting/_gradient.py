@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from .. import _libm as libm
 from .._base import MAX_SEED, EngineEstimator, forest_importances
 from .._engine.api import TreeTarget, draw_seeds, prepare_data
 from .._threads import ThreadBatches
@@ -363,9 +364,12 @@ class GradientBoostingClassifier(ClassifierMixin, BaseGradientBoosting):
 
     def _proba(self, F):
         if F.shape[1] == 1:
-            p = 1.0 / (1.0 + np.exp(-np.clip(F[:, 0], -700, 700)))
+            # scikit-learn's expit, the C library's exp: the same on every CPU
+            p = 1.0 / (1.0 + libm.exp(-np.clip(F[:, 0], -700, 700)))
             return np.column_stack([1.0 - p, p])
-        return softmax(F)
+        # numpy's exp, as scikit-learn's softmax: equal to its probabilities on every CPU, which
+        # may differ in the last bit from one CPU to another (numpy's AVX-512 exp rounds differently)
+        return softmax(F, exp=np.exp)
 
     def decision_function(self, X):
         """Raw scores: the log-odds for two classes, the K scores otherwise.

@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from .. import _libm as libm
 from .._jit import njit
 from .._threads import run_blocks
 from ._base import grouped_weighted_median, weighted_quantile
@@ -155,7 +156,7 @@ class BinomialDeviance:
 
     def init_raw(self, y, w):
         p = np.clip(np.average(y, weights=w), 1e-15, 1 - 1e-15)
-        return np.array([np.log(p / (1.0 - p))])
+        return np.array([libm.log(p / (1.0 - p))])
 
     def gradients(self, y, F, w):
         n = y.shape[0]
@@ -190,13 +191,13 @@ class MultinomialDeviance:
 
     def init_raw(self, y, w):
         prior = np.clip(np.bincount(y, weights=w, minlength=self.K) / w.sum(), 1e-15, None)
-        logp = np.log(prior)
+        logp = libm.log(prior)
         return logp - logp.mean()
 
     def gradients(self, y, F, w):
         P = softmax(F)
         n = y.shape[0]
-        loss = float(-np.sum(w * np.log(np.clip(P[np.arange(n), y], 1e-300, None))) / w.sum())
+        loss = float(-np.sum(w * libm.log(np.clip(P[np.arange(n), y], 1e-300, None))) / w.sum())
         r = -P
         r[np.arange(n), y] += 1.0
         return r, P * (1.0 - P), loss
@@ -210,7 +211,7 @@ class MultinomialDeviance:
 
     def loss(self, y, F, w):
         P = softmax(F)
-        return float(-np.sum(w * np.log(np.clip(P[np.arange(y.shape[0]), y], 1e-300, None))) / w.sum())
+        return float(-np.sum(w * libm.log(np.clip(P[np.arange(y.shape[0]), y], 1e-300, None))) / w.sum())
 
 
 def make_loss(name, n_classes=None, alpha=0.9):

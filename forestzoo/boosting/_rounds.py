@@ -11,6 +11,8 @@ Notation: ``yk`` holds class codes ``0..K-1``, ``w`` the boosting weights
 
 import numpy as np
 
+from .. import _libm as libm
+
 #: Probabilities are clipped here before taking logs (SAMME.R).
 PROBA_EPS = np.finfo(np.float64).eps
 #: LogitBoost working responses are clipped to [-Z_MAX, Z_MAX] and its weights floored at
@@ -51,11 +53,11 @@ def discrete_round(tree, X, yk, w, K, lr, algorithm, previous_weight_sum):
     limit = 0.5 if algorithm == "M1" else 1.0 - 1.0 / K
     if err >= limit:
         return None, err, w, True
-    alpha = np.log((1.0 - err) / err)
+    alpha = libm.log((1.0 - err) / err)
     if algorithm != "M1":
-        alpha += np.log(K - 1.0)
+        alpha += libm.log(K - 1.0)
     alpha *= lr
-    new_w = w * np.exp(alpha * miss)
+    new_w = w * libm.exp(alpha * miss)
     return float(alpha), err, new_w / new_w.sum(), False
 
 
@@ -89,7 +91,7 @@ def m2_round(tree, X, yk, Wm, lr, previous_weight_sum):
     beta = eps / (1.0 - eps)
     new = Wm * beta ** (lr * 0.5 * (1.0 + h_true[:, None] - h))
     new[np.arange(n), yk] = 0.0
-    return float(lr * np.log(1.0 / beta)), eps, new / new.sum(), False
+    return float(lr * libm.log(1.0 / beta)), eps, new / new.sum(), False
 
 
 def real_leaf_scores(tree, K):
@@ -98,7 +100,7 @@ def real_leaf_scores(tree, K):
     Zhu et al. (2009), Algorithm 4, step (b); ``p`` are the tree's weighted
     leaf class proportions, clipped at machine epsilon.
     """
-    logp = np.log(np.clip(tree.values, PROBA_EPS, None))
+    logp = libm.log(np.clip(tree.values, PROBA_EPS, None))
     return logp - logp.mean(axis=1, keepdims=True)
 
 
@@ -112,15 +114,19 @@ def real_round(tree, X, yk, w, lr):
     """
     leaf = tree.apply(X)
     scores = real_leaf_scores(tree, tree.values.shape[1])
-    new_w = w * np.exp(-lr * scores[leaf, yk])
+    new_w = w * libm.exp(-lr * scores[leaf, yk])
     miss = leaf_classes(tree)[leaf] != yk
     err = float(w[miss].sum() / w.sum())
     return err, new_w / new_w.sum()
 
 
-def softmax(F):
-    """Row-wise ``exp(F) / sum exp(F)``, shifted by the row maximum for stability."""
-    Z = np.exp(F - F.max(axis=1, keepdims=True))
+def softmax(F, exp=libm.exp):
+    """Row-wise ``exp(F) / sum exp(F)``, shifted by the row maximum for stability.
+
+    ``exp`` is the C library's (:mod:`forestzoo._libm`), the same on every
+    CPU; ``np.exp`` gives scikit-learn's arithmetic (its softmax calls numpy's).
+    """
+    Z = exp(F - F.max(axis=1, keepdims=True))
     return Z / Z.sum(axis=1, keepdims=True)
 
 
