@@ -256,3 +256,9 @@ def test_other_families_reject_sparse_naming_themselves():
     fitted = RotationForestClassifier(n_estimators=2, random_state=0).fit(np.nan_to_num(X), y)
     with pytest.raises(TypeError, match="RotationForestClassifier requires dense data"):
         fitted.predict(sp.csr_matrix(X))
+
+
+@pytest.mark.parametrize("cls", FORESTS)
+def test_forests_refuse_a_sparse_y_as_scikit_learn_does(cls):
+    with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not supported"):
+        cls(n_estimators=2).fit(np.eye(3), sp.csr_matrix(np.eye(3)))

@@ -150,6 +150,8 @@ class BaseForest(EngineEstimator):
         :meth:`_grow_tree`.  Then :meth:`_wrap_tree` for every new tree.
         """
         previous_names = getattr(self, "feature_names_in_", None) if self.warm_start else None
+        if issparse(y):  # scikit-learn's forests refuse a sparse y with this error
+            raise ValueError("sparse multilabel-indicator for y is not supported.")
         X, y, sample_weight = check_fit_data(self, X, y, sample_weight, self._is_classifier(),
                                              accept_sparse=self._sparse_X,
                                              multi_output="warn" if self._multi_output else False)
