@@ -531,3 +531,44 @@ def test_sort_codes_reports_a_constant_feature_as_no_candidate():
         keys, samples, miss, counts = bufs
         assert _sort_codes_cls(codes, idx, 0, n, w, yk, np.empty(0), 0, *bufs) == n
         assert keys[n - 1] == 9 and samples[n - 1] == n - 1 and miss[0] == 0.0
+
+
+def test_other_code_rows_lists_each_rows_non_dominant_codes():
+    from forestzoo._engine.binning import other_code_rows
+
+    rng = np.random.RandomState(1)
+    Xb = np.where(rng.uniform(size=(5, 50)) < 0.8, 2, rng.randint(0, 9, size=(5, 50))).astype(np.uint8)
+    dominant = np.array([2, -1, 2, 2, -1], np.int32)
+    row_ptr, row_feat = other_code_rows(Xb, dominant, 10**6)
+    for i in range(50):
+        expected = [f for f in range(5) if dominant[f] >= 0 and Xb[f, i] != dominant[f]]
+        assert row_feat[row_ptr[i]:row_ptr[i + 1]].tolist() == expected
+    assert [a.size for a in other_code_rows(Xb, dominant, row_ptr[-1] - 1)] == [0, 0]  # too many entries
+
+
+@pytest.mark.parametrize("criterion, weights", [("gini", "bootstrap"), ("entropy", "fractional"),
+                                                ("squared_error", "bootstrap")])
+def test_dominant_bins_and_row_index_leave_the_tree_unchanged(criterion, weights):
+    """The skipped dominant bin and the small-node row index are shortcuts: the tree is the plain search's."""
+    import dataclasses
+
+    rng = np.random.RandomState(3)
+    n, d = 3000, 40
+    X = np.where(rng.uniform(size=(n, d)) < 0.95, 0.0, rng.normal(size=(n, d)))
+    X[:, :3] = rng.normal(size=(n, 3))  # dense columns: no dominant code
+    score = X[:, :6].sum(axis=1) + X[:, 10:20].sum(axis=1)
+    yk = (score > 0).astype(np.int32) + (score > 1.5).astype(np.int32)
+    yr = score + 0.1 * rng.normal(size=n)
+    w = rng.poisson(1.0, size=n).astype(np.float64) if weights == "bootstrap" else rng.uniform(0.5, 2.0, size=n)
+    data = prepare_data(X, "hist", 255)
+    assert data.dominant is not None and (data.dominant >= 0).sum() >= d - 3
+    assert data.row_ptr.size == n + 1  # the index is built for data this sparse
+    plain = dataclasses.replace(data, dominant=None, row_ptr=None, row_feat=None)
+    for max_features in (None, 6):
+        params = TreeParams(criterion, max_features=max_features)
+        target = TreeTarget(yk, yr, 3 if criterion != "squared_error" else 1)
+        fast = grow(data, target, w, params, 5)
+        slow = grow(plain, target, w, params, 5)
+        assert fast.node_count > 100
+        assert np.array_equal(fast.nodes, slow.nodes)
+        assert np.array_equal(fast.values, slow.values)

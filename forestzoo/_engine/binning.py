@@ -177,6 +177,50 @@ def dominant_codes(Xb, n_bins):
     return out
 
 
+@njit
+def other_code_rows(Xb, dominant, max_entries):
+    """Row-wise index of the codes that differ from their feature's dominant code.
+
+    Returns ``(row_ptr, row_feat)``: row ``i`` holds, in
+    ``row_feat[row_ptr[i]:row_ptr[i + 1]]``, the features ``f`` with
+    ``dominant[f] >= 0`` whose code in that row is not ``dominant[f]`` (for
+    a sparse matrix: the row's stored values, roughly).  A feature of a node
+    that none of its rows lists holds its dominant code in every row: it is
+    constant there, and the split search skips it without reading its
+    codes.  Both arrays are empty when there would be more than
+    ``max_entries`` entries (the data are not sparse enough for the index to
+    pay) or when no feature has a dominant code.
+    """
+    n_features, n_samples = Xb.shape
+    if not np.any(dominant >= 0):
+        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    row_ptr = np.zeros(n_samples + 1, np.int64)
+    for f in range(n_features):
+        d = dominant[f]
+        if d < 0:
+            continue
+        row = Xb[f]
+        for i in range(n_samples):
+            if row[i] != d:
+                row_ptr[i + 1] += 1
+    for i in range(n_samples):
+        row_ptr[i + 1] += row_ptr[i]
+    if row_ptr[n_samples] > max_entries:
+        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    row_feat = np.empty(row_ptr[n_samples], np.int32)
+    fill = row_ptr[:n_samples].copy()
+    for f in range(n_features):
+        d = dominant[f]
+        if d < 0:
+            continue
+        row = Xb[f]
+        for i in range(n_samples):
+            if row[i] != d:
+                row_feat[fill[i]] = f
+                fill[i] += 1
+    return row_ptr, row_feat
+
+
 def bin_data(X, edges, n_bins, n_threads=1):
     """Codes of ``X`` as ``uint8`` in feature-major layout ``(n_features, n_samples)``.
 

@@ -11,7 +11,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .binning import bin_data, compute_bin_edges, dominant_codes
+from .binning import bin_data, compute_bin_edges, dominant_codes, other_code_rows
 from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
 from .grower import (
@@ -36,6 +36,7 @@ _LOCAL_MAX_ROWS = 1 << 16
 _EMPTY_POOL = np.empty((0, 0, 256, 1))
 _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree writes only a non-empty one)
 _NO_DOMINANT = np.empty(0, dtype=np.int32)
+_NO_ROW_PTR = np.empty(0, dtype=np.int64)
 
 
 @dataclass
@@ -51,6 +52,9 @@ class TrainingData:
     #: int32 (n_features,): per feature the code most rows hold, -1 where none holds more than half
     #: (hist; see binning.dominant_codes), or None
     dominant: np.ndarray | None = None
+    #: int64 (n_samples + 1,) and int32: the row-wise index of binning.other_code_rows, or None
+    row_ptr: np.ndarray | None = None
+    row_feat: np.ndarray | None = None
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
@@ -84,13 +88,15 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
         dominant = dominant_codes(Xb, n_bins)
+        # an index of at most an eighth of the codes: half the bytes of Xb at most
+        row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size // 8)
     else:
         edges = np.empty((n_features, 0), dtype=np.float64)
         n_bins = np.zeros(n_features, dtype=np.int32)
         Xb = np.empty((0, 0), dtype=np.uint8)
         Xf = csc_layout(X) if sp.issparse(X) else np.ascontiguousarray(X.T, dtype=np.float32)
-        dominant = None
-    return TrainingData(code, n_features, Xb, Xf, edges, n_bins, dominant)
+        dominant = row_ptr = row_feat = None
+    return TrainingData(code, n_features, Xb, Xf, edges, n_bins, dominant, row_ptr, row_feat)
 
 
 def resolve_max_features(max_features, n_features):
@@ -323,6 +329,8 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
             _NO_DOMINANT if data.dominant is None else data.dominant,
+            _NO_ROW_PTR if data.row_ptr is None else data.row_ptr,
+            _NO_DOMINANT if data.row_feat is None else data.row_feat,
         )
 
     if node_model is None:

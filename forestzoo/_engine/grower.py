@@ -170,11 +170,19 @@ def find_split(
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     """
-    keys, samples, miss, counts, cum, tmp, _, dominant = bufs
+    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
     n_valid = 0
+    # a small node of sparse data: mark the features some row holds a non-dominant code of
+    # (binning.other_code_rows); the others are constant in the node and are skipped unread
+    use_marks = only == HIST and slot < 0 and n < SMALL_NODE and marks.shape[0] > 0
+    if use_marks:
+        for p in range(start, end):
+            i = idx[p]
+            for k in range(row_ptr[i], row_ptr[i + 1]):
+                marks[row_feat[k]] = 1
     for j in range(n_features):
         if n_valid >= max_features:
             break
@@ -189,7 +197,7 @@ def find_split(
                 if not ready:
                     if reg:
                         build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
-                    elif dominant.shape[0] > 0 and dominant[f] >= 0:
+                    elif skip_bin and dominant[f] >= 0:
                         build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
                     else:
                         build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
@@ -201,15 +209,18 @@ def find_split(
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
             elif n < SMALL_NODE:
-                if reg:
+                if use_marks and marks[f] == 0 and dominant[f] >= 0:
+                    ok = False  # every row of the node holds the dominant code: constant here
+                elif reg:
                     ok = split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
                                          min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
                                          hi)
+                    n_evals[0] += n
                 else:
                     ok = split_small_cls(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
                                          min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
                                          hi)
-                n_evals[0] += n
+                    n_evals[0] += n
             else:
                 h = scratch[0]
                 if reg:
@@ -217,7 +228,7 @@ def find_split(
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
-                    if dominant.shape[0] > 0 and dominant[f] >= 0:
+                    if skip_bin and dominant[f] >= 0:
                         build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
                     else:
                         build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
@@ -245,6 +256,11 @@ def find_split(
                         feats[r] = feats[jj]
                         feats[jj] = f
                 break
+    if use_marks:
+        for p in range(start, end):
+            i = idx[p]
+            for k in range(row_ptr[i], row_ptr[i + 1]):
+                marks[row_feat[k]] = 0
 
 
 @njit(inline="always")
@@ -446,7 +462,7 @@ def _make_grower(ONLY, AE=0, REG=0):
     def grow_tree(
         Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
-        node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono, dominant,
+        node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono, dominant, row_ptr, row_feat,
     ):
         """Grow one tree; returns ``(node_table, values)``.
 
@@ -518,6 +534,11 @@ def _make_grower(ONLY, AE=0, REG=0):
             (:func:`.splitters.hist.build_histogram_skip_cls`), when every
             weight is an integer: the histograms, and so the tree, are those
             of the plain build.
+        row_ptr, row_feat : the row-wise index of the codes that differ from
+            their feature's dominant code (:func:`.binning.other_code_rows`),
+            or empty.  A node below ``SMALL_NODE`` rows marks the features its
+            rows list; an unmarked feature with a dominant code is constant in
+            the node and is skipped without reading its codes.
         """
         if AE == 1:
             criterion = SQUARED_ERROR  # the statistics vectors the nodes carry (rows and weights are read)
@@ -685,9 +706,14 @@ def _make_grower(ONLY, AE=0, REG=0):
         pend = borrow(pend)
         pend_tot = borrow(pend_tot)
         pend_bounds = borrow(pend_bounds)
-        dominant_own = dominant if dominant.shape[0] == 0 or integral_weights(w) else dominant[:0]
-        dominant = borrow(dominant_own)
-        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant)
+        skip_bin = dominant.shape[0] > 0 and integral_weights(w)
+        marks_own = np.zeros(n_features if is_hist and row_ptr.shape[0] > 0 else 0, np.uint8)
+        dominant_own, row_ptr_own, row_feat_own = dominant, row_ptr, row_feat
+        dominant = borrow(dominant)
+        row_ptr = borrow(row_ptr)
+        row_feat = borrow(row_feat)
+        marks = borrow(marks_own)
+        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant, skip_bin, marks, row_ptr, row_feat)
         table = borrow(table_own)
         values = borrow(values_own)
         fr_int = borrow(fr_int_own)
@@ -984,7 +1010,8 @@ def _make_grower(ONLY, AE=0, REG=0):
                 for p in range(fr_int[e, _F_START], fr_int[e, _F_END]):
                     row_leaf[idx[p]] = fr_int[e, _F_NODE]
         keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
-                    tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own, dominant_own))
+                    tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own, dominant_own,
+                    row_ptr_own, row_feat_own, marks_own))
         return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
     # Each grower gets its own qualified name: Numba names a compiled function's environment after
