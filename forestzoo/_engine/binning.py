@@ -153,7 +153,6 @@ def _bin_csc_columns(data, indices, indptr, edges, n_bins, out, f_lo, f_hi):
             out[f, indices[k]] = _code(edges, f, n_edges, data[k])
 
 
-@njit
 def dominant_codes(Xb, n_bins):
     """Per feature, the value code that more than half of the rows hold, or -1.
 
@@ -161,64 +160,50 @@ def dominant_codes(Xb, n_bins):
     Such a bin (the zeros of a sparse column, the common level of a binary
     or one-hot feature) is the one the histogram builder may leave out and
     compute from the node's totals (:func:`.splitters.hist.build_histogram_skip_cls`).
+    numpy's ``bincount`` per feature: nothing to compile on first use.
     """
     n_features, n_samples = Xb.shape
     out = np.full(n_features, -1, np.int32)
-    counts = np.empty(256, np.int64)
     for f in range(n_features):
-        counts[:] = 0
-        row = Xb[f]
-        for i in range(n_samples):
-            counts[row[i]] += 1
-        for b in range(n_bins[f]):
+        counts = np.bincount(Xb[f], minlength=256)[:n_bins[f]]
+        if counts.size:
+            b = int(np.argmax(counts))
             if 2 * counts[b] > n_samples:
                 out[f] = b
-                break
     return out
 
 
-@njit
 def other_code_rows(Xb, dominant, max_entries):
     """Row-wise index of the codes that differ from their feature's dominant code.
 
     Returns ``(row_ptr, row_feat)``: row ``i`` holds, in
     ``row_feat[row_ptr[i]:row_ptr[i + 1]]``, the features ``f`` with
-    ``dominant[f] >= 0`` whose code in that row is not ``dominant[f]`` (for
-    a sparse matrix: the row's stored values, roughly).  A feature of a node
-    that none of its rows lists holds its dominant code in every row: it is
-    constant there, and the split search skips it without reading its
-    codes.  Both arrays are empty when there would be more than
-    ``max_entries`` entries (the data are not sparse enough for the index to
-    pay) or when no feature has a dominant code.
+    ``dominant[f] >= 0`` whose code in that row is not ``dominant[f]``, in
+    increasing order (for a sparse matrix: the row's stored values, roughly).
+    A feature of a node that none of its rows lists holds its dominant code
+    in every row: it is constant there, and the split search skips it
+    without reading its codes.  Both arrays are empty when there would be
+    more than ``max_entries`` entries (the data are not sparse enough for the
+    index to pay) or when no feature has a dominant code.
     """
-    n_features, n_samples = Xb.shape
-    if not np.any(dominant >= 0):
-        return np.zeros(0, np.int64), np.zeros(0, np.int32)
+    n_samples = Xb.shape[1]
+    empty = np.zeros(0, np.int64), np.zeros(0, np.int32)
+    features = np.flatnonzero(dominant >= 0)
+    rows, total = [], 0
+    for f in features:
+        r = np.flatnonzero(Xb[f] != dominant[f])
+        total += r.size
+        if total > max_entries:
+            return empty
+        rows.append(r)
+    if not rows:
+        return empty
+    row_of = np.concatenate(rows)
+    feat_of = np.repeat(features.astype(np.int32), [r.size for r in rows])
+    order = np.argsort(row_of, kind="stable")  # by row; features stay in increasing order within a row
     row_ptr = np.zeros(n_samples + 1, np.int64)
-    for f in range(n_features):
-        d = dominant[f]
-        if d < 0:
-            continue
-        row = Xb[f]
-        for i in range(n_samples):
-            if row[i] != d:
-                row_ptr[i + 1] += 1
-    for i in range(n_samples):
-        row_ptr[i + 1] += row_ptr[i]
-    if row_ptr[n_samples] > max_entries:
-        return np.zeros(0, np.int64), np.zeros(0, np.int32)
-    row_feat = np.empty(row_ptr[n_samples], np.int32)
-    fill = row_ptr[:n_samples].copy()
-    for f in range(n_features):
-        d = dominant[f]
-        if d < 0:
-            continue
-        row = Xb[f]
-        for i in range(n_samples):
-            if row[i] != d:
-                row_feat[fill[i]] = f
-                fill[i] += 1
-    return row_ptr, row_feat
+    np.cumsum(np.bincount(row_of, minlength=n_samples), out=row_ptr[1:])
+    return row_ptr, feat_of[order]
 
 
 def bin_data(X, edges, n_bins, n_threads=1):
