@@ -489,7 +489,7 @@ def test_dominant_codes_are_the_codes_of_more_than_half_the_rows():
 
 @pytest.mark.parametrize("n_classes", [2, 5])
 def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
-    from forestzoo._engine.splitters.hist import build_histogram_cls, build_histogram_skip_cls, integral_weights
+    from forestzoo._engine.splitters.hist import build_histogram_cls, build_node_histogram_cls, integral_weights
 
     rng = np.random.RandomState(n_classes)
     n, n_bins = 3000, 60
@@ -506,10 +506,14 @@ def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
     full = np.full((256, 2 + n_classes), np.nan)
     skip = np.full((256, 2 + n_classes), np.nan)
     build_histogram_cls(codes, idx, start, end, w, yk, np.empty(0), n_bins, full)
-    build_histogram_skip_cls(codes, idx, start, end, w, yk, n_bins, skip, 5, total)
+    build_node_histogram_cls(codes, idx, start, end, w, yk, np.empty(0), n_bins, skip, 5, total)
     assert integral_weights(w)
     np.testing.assert_array_equal(skip[:n_bins], full[:n_bins])
     np.testing.assert_array_equal(skip[MISSING_BIN], full[MISSING_BIN])
+    plain = np.full((256, 2 + n_classes), np.nan)
+    build_node_histogram_cls(codes, idx, start, end, w, yk, np.empty(0), n_bins, plain, -1, total)
+    np.testing.assert_array_equal(plain[:n_bins], full[:n_bins])
+    np.testing.assert_array_equal(plain[MISSING_BIN], full[MISSING_BIN])
     assert not integral_weights(w * 0.5 + 0.25)
     assert not integral_weights(np.array([2.0**53, 1.0]))
 

@@ -159,7 +159,7 @@ def dominant_codes(Xb, n_bins):
     ``Xb`` is the ``(n_features, n_samples)`` code matrix of :func:`bin_data`.
     Such a bin (the zeros of a sparse column, the common level of a binary
     or one-hot feature) is the one the histogram builder may leave out and
-    compute from the node's totals (:func:`.splitters.hist.build_histogram_skip_cls`).
+    compute from the node's totals (:func:`.splitters.hist.build_node_histogram_cls`).
     numpy's ``bincount`` per feature: nothing to compile on first use.
     """
     n_features, n_samples = Xb.shape

@@ -35,7 +35,7 @@ _LOCAL_BYTES = 4 * 2**20
 _LOCAL_MAX_ROWS = 1 << 16
 _EMPTY_POOL = np.empty((0, 0, 256, 1))
 _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree writes only a non-empty one)
-_NO_DOMINANT = np.empty(0, dtype=np.int32)
+_EMPTY_INT32 = np.empty(0, dtype=np.int32)  # no dominant codes / no row-wise index
 _NO_ROW_PTR = np.empty(0, dtype=np.int64)
 
 
@@ -328,9 +328,9 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
-            _NO_DOMINANT if data.dominant is None else data.dominant,
+            _EMPTY_INT32 if data.dominant is None else data.dominant,
             _NO_ROW_PTR if data.row_ptr is None else data.row_ptr,
-            _NO_DOMINANT if data.row_feat is None else data.row_feat,
+            _EMPTY_INT32 if data.row_feat is None else data.row_feat,
         )
 
     if node_model is None:

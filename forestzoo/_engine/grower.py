@@ -46,7 +46,7 @@ from .splitters._common import (
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
-    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_histogram_skip_cls, integral_weights,
+    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, integral_weights,
     split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg, subtract_histogram,
 )
 from .splitters.random import split_random
@@ -148,6 +148,19 @@ def _build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target,
         build_in_threads(Xb, n_bins, idx, start, end, w, yk, wy, criterion, target, n_threads)
 
 
+@njit
+def _mark_features(idx, start, end, row_ptr, row_feat, marks, value):
+    """Set ``marks[f] = value`` for every feature ``f`` the row-wise index lists for a row of ``idx[start:end]``.
+
+    A compiled function of its own, called twice per small node, so that the
+    growers that inline :func:`find_split` do not carry its loops.
+    """
+    for p in range(start, end):
+        i = idx[p]
+        for k in range(row_ptr[i], row_ptr[i + 1]):
+            marks[row_feat[k]] = value
+
+
 @njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
@@ -179,10 +192,7 @@ def find_split(
     # (binning.other_code_rows); the others are constant in the node and are skipped unread
     use_marks = only == HIST and slot < 0 and n < SMALL_NODE and marks.shape[0] > 0
     if use_marks:
-        for p in range(start, end):
-            i = idx[p]
-            for k in range(row_ptr[i], row_ptr[i + 1]):
-                marks[row_feat[k]] = 1
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
     for j in range(n_features):
         if n_valid >= max_features:
             break
@@ -197,10 +207,9 @@ def find_split(
                 if not ready:
                     if reg:
                         build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
-                    elif skip_bin and dominant[f] >= 0:
-                        build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
                     else:
-                        build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
+                                                 dominant[f] if skip_bin else -1, tot)
                     n_evals[0] += n
                 if reg:
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
@@ -228,10 +237,8 @@ def find_split(
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
-                    if skip_bin and dominant[f] >= 0:
-                        build_histogram_skip_cls(Xb[f], idx, start, end, w, yk, n_bins[f], h, dominant[f], tot)
-                    else:
-                        build_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
+                                             dominant[f] if skip_bin else -1, tot)
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
@@ -257,10 +264,7 @@ def find_split(
                         feats[jj] = f
                 break
     if use_marks:
-        for p in range(start, end):
-            i = idx[p]
-            for k in range(row_ptr[i], row_ptr[i + 1]):
-                marks[row_feat[k]] = 0
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
 
 
 @njit(inline="always")

@@ -26,7 +26,7 @@ The selected configuration is then refitted on all the data as an
 :class:`RVFLClassifier` (a fresh hidden layer drawn from ``random_state``).
 """
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg
@@ -35,7 +35,6 @@ from joblib import delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
 from .._engine.api import draw_seeds
 from .._parallel import Parallel, single_threaded_blas

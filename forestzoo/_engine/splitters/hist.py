@@ -102,18 +102,22 @@ def integral_weights(w):
 
 
 @njit
-def build_histogram_skip_cls(codes, idx, start, end, w, yk, n_bins, hist, skip, total):
-    """:func:`build_histogram_cls` that never adds a row to bin ``skip``: that bin is ``total`` minus the others.
+def build_node_histogram_cls(codes, idx, start, end, w, yk, wy, n_bins, hist, skip, total):
+    """:func:`build_histogram_cls`, or, for ``skip >= 0``, the same histogram without adding a row to bin ``skip``.
 
-    For a feature where one bin holds most rows (the zeros of a sparse
-    column, the common level of a one-hot feature), adding row after row to
-    the same bin makes each addition wait for the previous one to be stored;
-    skipping them reads the codes alone.  ``total`` is the node's statistics
-    vector (rows, ``sum w``, class weights).  The result equals
-    :func:`build_histogram_cls` exactly when every weight is an integer and
-    their sum is below 2**53 (every partial sum is then exact in float64,
-    whatever the order); the grower calls it only then.
+    That bin is then ``total`` minus the others.  For a feature where one
+    bin holds most rows (the zeros of a sparse column, the common level of a
+    one-hot feature), adding row after row to the same bin makes each
+    addition wait for the previous one to be stored; skipping them reads the
+    codes alone.  ``total`` is the node's statistics vector (rows, ``sum
+    w``, class weights).  The result equals the plain build exactly when
+    every weight is an integer and their sum is below 2**53 (every partial
+    sum is then exact in float64, whatever the order); the grower passes
+    ``skip >= 0`` only then.
     """
+    if skip < 0:
+        _build_histogram(codes, idx, start, end, w, yk, wy, n_bins, hist, False)
+        return
     hist[:n_bins, :] = 0.0
     hist[MISSING_BIN, :] = 0.0
     for p in range(start, end):
