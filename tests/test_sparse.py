@@ -108,7 +108,8 @@ def test_prediction_walks_many_dense_blocks(monkeypatch):
 
 def test_apply_csr_walks_every_row_as_its_dense_row():
     """The CSR walker against the dense walker: row counts not a multiple of 8, NaN, explicit
-    zeros, duplicate entries (summed), unsorted indices; its scratch buffer comes back zeroed."""
+    zeros, duplicate entries (summed), unsorted indices, fewer rows than its eight lanes, a one-leaf
+    tree; its scratch buffer comes back zeroed."""
     from forestzoo._engine.api import apply_csr, csr_arrays
 
     X, y = _data(9, n=203)
@@ -123,12 +124,16 @@ def test_apply_csr_walks_every_row_as_its_dense_row():
         indptr.append(len(data))
     dup = sp.csr_matrix((np.array(data, np.float32), np.array(indices), np.array(indptr)), shape=X.shape)
     assert dup.nnz == 2 * csr.nnz
-    for Xs, dense in ((csr, X), (dup, X), (sp.csr_matrix(X[:5]), X[:5])):
-        buf = np.zeros((8, X.shape[1]), dtype=np.float32)
-        out = np.full(Xs.shape[0], -1, dtype=np.intp)
-        apply_csr(*csr_arrays(Xs), tree.compact, buf, out)
-        assert_array_equal(out, tree.apply(np.ascontiguousarray(dense, dtype=np.float32)))
-        assert not buf.any()
+    stump = DecisionTreeClassifier().fit(X, np.zeros(X.shape[0], dtype=int)).tree_  # the root is a leaf
+    assert stump.node_count == 1
+    cases = [(csr, X), (dup, X)] + [(sp.csr_matrix(X[:m]), X[:m]) for m in (0, 1, 5, 8, 9, 17)]
+    for t in (tree, stump):
+        for Xs, dense in cases:
+            buf = np.zeros((8, X.shape[1]), dtype=np.float32)
+            out = np.full(Xs.shape[0], -1, dtype=np.intp)
+            apply_csr(*csr_arrays(Xs), t.compact, buf, out)
+            assert_array_equal(out, t.apply(np.ascontiguousarray(dense, dtype=np.float32)))
+            assert not buf.any()
 
 
 def test_forest_predicts_sparse_rows_across_threads_and_leaf_value_trees():

@@ -27,7 +27,7 @@ The walk itself is branch-free and eight rows go down together (see
 
 The walkers read a float32 C-contiguous ``X``.  A scipy sparse ``X`` is
 walked from its CSR arrays by axis-aligned trees (:func:`apply_csr`: eight
-rows at a time scattered into a small dense buffer), and in dense blocks of
+rows in flight, each scattered into its own row of a small dense buffer), and in dense blocks of
 rows by trees with oblique nodes (:func:`dense_row_blocks`: a block of a few
 MB is densified, walked, and dropped); either way the whole matrix is never
 dense and every row goes where its dense row goes.
@@ -185,32 +185,91 @@ def apply_compact(X, cnodes, nodes, obl_ptr, obl_feature, obl_weight, out):
         out[i] = k
 
 
+@njit(inline="always")
+def _csr_lane_load(indptr, indices, data, buf, lane, nxt, n):
+    """Scatter CSR row ``nxt`` into ``buf[lane]``; returns ``(row, next row)``, or ``(-1, nxt)`` past the last row."""
+    if nxt >= n:
+        return -1, nxt
+    for p in range(indptr[nxt], indptr[nxt + 1]):
+        buf[lane, indices[p]] += data[p]
+    return nxt, nxt + 1
+
+
+@njit(inline="always")
+def _csr_lane_done(indptr, indices, data, buf, lane, i, k, nxt, n, out):
+    """Row ``i`` of ``lane`` reached leaf ``k``: record it, clear the lane and load the next row.
+
+    Returns ``(row, node, next row)``: the new row at the root, or, with no
+    row left (or an idle lane, ``i < 0``), ``-1`` at the leaf, where the lane stays.
+    """
+    if i < 0:
+        return i, k, nxt
+    out[i] = k
+    for p in range(indptr[i], indptr[i + 1]):
+        buf[lane, indices[p]] = 0.0
+    i, nxt = _csr_lane_load(indptr, indices, data, buf, lane, nxt, n)
+    return i, (np.uint64(0) if i >= 0 else k), nxt
+
+
 @njit
 def apply_csr(indptr, indices, data, cnodes, buf, out):
     """Leaf reached by every row of a CSR matrix in an axis-aligned tree (:func:`apply_compact` for sparse rows).
 
     ``indptr, indices, data`` are the CSR arrays (float32 values; duplicate
     entries of a row add up, as scipy's ``toarray`` does); ``buf`` is float32
-    zeros of shape ``(8, n_features)``, left zeroed on return.  Eight rows at
-    a time are scattered into ``buf``, walked together (:func:`_walk8`) and
-    cleared, so a walk reads 8 rows of ``n_features`` values that stay in
-    cache instead of a densified block of many rows: the cost per row is its
-    stored values plus its path, as for a dense row.  Every row reaches the
-    leaf its dense row reaches.
+    zeros of shape ``(8, n_features)``, left zeroed on return.  Eight lanes
+    walk eight rows at once, each row scattered into its lane's row of
+    ``buf`` (a walk reads values that stay in cache, never a densified block
+    of many rows), with :func:`_walk8`'s branch-free steps.  Unlike
+    :func:`_walk8`, a lane whose row reaches its leaf takes the next row at
+    once instead of waiting for the deepest of the eight: on unbalanced trees
+    (sparse data grows paths of hundreds of nodes) the eight paths differ
+    widely.  Every row reaches the leaf its dense row reaches.
     """
     thr = cnodes.view(np.float32)
     n = indptr.shape[0] - 1
-    leaves = np.empty(8, np.uint64)
-    for i0 in range(0, n, 8):
-        m = min(8, n - i0)
-        for r in range(m):
-            for p in range(indptr[i0 + r], indptr[i0 + r + 1]):
-                buf[r, indices[p]] += data[p]
-        _walk8(buf, np.uint64(0), cnodes, thr, leaves)
-        for r in range(m):
-            out[i0 + r] = leaves[r]
-            for p in range(indptr[i0 + r], indptr[i0 + r + 1]):
-                buf[r, indices[p]] = 0.0
+    z = np.uint64(0)
+    k0 = k1 = k2 = k3 = k4 = k5 = k6 = k7 = z
+    nxt = 0
+    i0, nxt = _csr_lane_load(indptr, indices, data, buf, 0, nxt, n)
+    i1, nxt = _csr_lane_load(indptr, indices, data, buf, 1, nxt, n)
+    i2, nxt = _csr_lane_load(indptr, indices, data, buf, 2, nxt, n)
+    i3, nxt = _csr_lane_load(indptr, indices, data, buf, 3, nxt, n)
+    i4, nxt = _csr_lane_load(indptr, indices, data, buf, 4, nxt, n)
+    i5, nxt = _csr_lane_load(indptr, indices, data, buf, 5, nxt, n)
+    i6, nxt = _csr_lane_load(indptr, indices, data, buf, 6, nxt, n)
+    i7, nxt = _csr_lane_load(indptr, indices, data, buf, 7, nxt, n)
+    while True:
+        n0 = _axis_child(buf, z, cnodes, thr, k0)
+        n1 = _axis_child(buf, np.uint64(1), cnodes, thr, k1)
+        n2 = _axis_child(buf, np.uint64(2), cnodes, thr, k2)
+        n3 = _axis_child(buf, np.uint64(3), cnodes, thr, k3)
+        n4 = _axis_child(buf, np.uint64(4), cnodes, thr, k4)
+        n5 = _axis_child(buf, np.uint64(5), cnodes, thr, k5)
+        n6 = _axis_child(buf, np.uint64(6), cnodes, thr, k6)
+        n7 = _axis_child(buf, np.uint64(7), cnodes, thr, k7)
+        # an idle lane (no row left) sits at a leaf, so this test passes at every step near the end
+        if ((n0 == k0) | (n1 == k1) | (n2 == k2) | (n3 == k3) | (n4 == k4) | (n5 == k5) | (n6 == k6)
+                | (n7 == k7)):
+            if n0 == k0:
+                i0, n0, nxt = _csr_lane_done(indptr, indices, data, buf, 0, i0, k0, nxt, n, out)
+            if n1 == k1:
+                i1, n1, nxt = _csr_lane_done(indptr, indices, data, buf, 1, i1, k1, nxt, n, out)
+            if n2 == k2:
+                i2, n2, nxt = _csr_lane_done(indptr, indices, data, buf, 2, i2, k2, nxt, n, out)
+            if n3 == k3:
+                i3, n3, nxt = _csr_lane_done(indptr, indices, data, buf, 3, i3, k3, nxt, n, out)
+            if n4 == k4:
+                i4, n4, nxt = _csr_lane_done(indptr, indices, data, buf, 4, i4, k4, nxt, n, out)
+            if n5 == k5:
+                i5, n5, nxt = _csr_lane_done(indptr, indices, data, buf, 5, i5, k5, nxt, n, out)
+            if n6 == k6:
+                i6, n6, nxt = _csr_lane_done(indptr, indices, data, buf, 6, i6, k6, nxt, n, out)
+            if n7 == k7:
+                i7, n7, nxt = _csr_lane_done(indptr, indices, data, buf, 7, i7, k7, nxt, n, out)
+            if (i0 < 0) & (i1 < 0) & (i2 < 0) & (i3 < 0) & (i4 < 0) & (i5 < 0) & (i6 < 0) & (i7 < 0):
+                return
+        k0, k1, k2, k3, k4, k5, k6, k7 = n0, n1, n2, n3, n4, n5, n6, n7
 
 
 @njit
