@@ -21,7 +21,7 @@ from .._engine.api import TREE_LEAF, Tree, draw_seeds, empty_nodes, make_state
 from .._threads import n_cores, start_helper
 from .._validation import keep_state_on_error
 from ._adwin import ADWIN_SIZE
-from ._kernels import (ABORT, AGE, BG_ON, DRIFT_ADWIN, DRIFT_OOB, ENTROPY, FG, GINI, LAST_DRIFT, LEARN, MAX_REPS,
+from ._kernels import (ABORT, BG_ON, DRIFT_ADWIN, DRIFT_OOB, ENTROPY, FG, GINI, LAST_DRIFT, LEARN, MAX_REPS,
                        N_DRIFTS, N_DSTATE, N_WARNINGS, ROWS, VARIANCE, WAIT, predict_trees, seed_leaves, train_pairs,
                        train_pairs_when_told, train_trees, train_trees_when_told)
 
@@ -213,15 +213,26 @@ class _ReadWriteLock:
     """
 
     def __init__(self):
-        self._cond = threading.Condition(threading.Lock())
+        self._mutex = threading.Lock()  # guards the counters; entered directly, without the condition's wrapper
+        self._cond = threading.Condition(self._mutex)
         self._readers = 0
         self._writing = False
         self._writers_waiting = 0
+        self._readers_waiting = 0
+
+    # Uncontended, an acquire and its release take the mutex once each and never touch the condition
+    # (a single-row predict or partial_fit is tens of microseconds; the condition's wait and notify
+    # are Python code, about a microsecond each).
 
     def acquire_read(self):
-        with self._cond:
-            while self._writing or self._writers_waiting:
-                self._cond.wait()
+        with self._mutex:
+            if self._writing or self._writers_waiting:
+                self._readers_waiting += 1
+                try:
+                    while self._writing or self._writers_waiting:
+                        self._cond.wait()
+                finally:
+                    self._readers_waiting -= 1
             self._readers += 1
 
     # The releases are written out where the lock is held (``_as_writer``, ``_mean_values``), in their
@@ -230,13 +241,17 @@ class _ReadWriteLock:
     # or predict of the model waiting forever.
 
     def acquire_write(self):
-        with self._cond:
-            self._writers_waiting += 1
-            try:
-                while self._writing or self._readers:
-                    self._cond.wait()
-            finally:
-                self._writers_waiting -= 1
+        with self._mutex:
+            if self._writing or self._readers:
+                self._writers_waiting += 1
+                try:
+                    while self._writing or self._readers:
+                        self._cond.wait()
+                finally:
+                    self._writers_waiting -= 1
+                    if not self._writers_waiting and self._readers_waiting:
+                        # readers held back by waiting writers re-check (an interrupted wait included)
+                        self._cond.notify_all()
             self._writing = True
 
 
@@ -342,9 +357,10 @@ class BaseOnlineForest(BaseEstimator):
             with keep_state_on_error(self):
                 return fn(*args)
         finally:
-            with lock._cond:  # released inline (see _ReadWriteLock)
+            with lock._mutex:  # released inline (see _ReadWriteLock)
                 lock._writing = False
-                lock._cond.notify_all()
+                if lock._readers_waiting or lock._writers_waiting:
+                    lock._cond.notify_all()
 
     def __getstate__(self):
         state = super().__getstate__()
@@ -606,7 +622,7 @@ class BaseOnlineForest(BaseEstimator):
             n_trained = predict_trees(X, forest.nodes, forest.values, forest.counts, forest.slot, forest.seen,
                                       forest.voters, out)
         finally:
-            with lock._cond:  # released inline (see _ReadWriteLock)
+            with lock._mutex:  # released inline (see _ReadWriteLock)
                 lock._readers -= 1
                 if not lock._readers and lock._writers_waiting:
                     lock._cond.notify_all()
