@@ -3,7 +3,7 @@
 For every such estimator: the shape, signs and sum of scikit-learn's forests
 (all zeros for a model without a split), an informative feature above the
 noise, and the figure recomputed by a naive Python loop over one model's
-nodes.  Estimators for which no impurity-based importance is defined raise
+nodes (DNDT and DNRF: the tree or forest they were built from).  Estimators for which no impurity-based importance is defined raise
 AttributeError, so that ``hasattr`` is False.
 """
 
@@ -123,6 +123,17 @@ def test_denoising_forest_matches_a_naive_twin_over_the_selected_trees(fitted, n
     assert len(trees) < len(est.forest_.estimators_)  # selection dropped trees: they must not count
     np.testing.assert_allclose(est.feature_importances_, _naive_forest(trees, est.n_features_in_),
                                rtol=1e-6, atol=1e-12)
+
+
+def test_dndt_gives_the_importances_of_its_initial_tree():
+    X, y = _data("classification", n=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = DNDTClassifier(n_epochs=2, random_state=0).fit(X, y)
+    imp = est.feature_importances_
+    _check(imp, X.shape[1])
+    np.testing.assert_allclose(imp, _naive_tree(est.initial_tree_.tree_, X.shape[1]), rtol=1e-12, atol=1e-15)
+    assert imp[:N_INFORMATIVE].max() > imp[N_INFORMATIVE:].max()  # the informative features (see _data)
 
 
 def test_dnrf_matches_a_naive_twin_over_the_kept_initial_trees():
@@ -275,17 +286,6 @@ def test_haar_tree_padded_images_and_constant_images():
 
 
 # --- not applicable: AttributeError, hasattr False -----------------------------------------
-
-def test_dndt_has_no_feature_importances():
-    X, y = _data("classification", n=200)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        est = DNDTClassifier(n_epochs=2, random_state=0).fit(X, y)
-    assert not hasattr(est, "feature_importances_")
-    with pytest.raises(AttributeError, match="oblique.*initial_tree_.feature_importances_"):
-        est.feature_importances_
-    _check(est.initial_tree_.feature_importances_, X.shape[1])  # what the message points to
-
 
 def test_gcforest_has_no_feature_importances():
     X, y = _images(n=120)

@@ -193,24 +193,24 @@ class DNDTClassifier(BaseDNF):
 
     @property
     def feature_importances_(self):
-        """Not available: a DNDT is one differentiable function, not a tree of impurity splits.
+        """Impurity-based (MDI) importances of the tree the DNDT was built from.
 
-        Fine-tuning moves every split of the initial tree off its axis and
-        trains all of them jointly on the squared error (Seyedhosseini &
-        Tasdizen 2015, Eqs. 7-8), so no split keeps an impurity decrease on
-        one feature, and a single function has no ensemble to average over.
-        The importances of the tree it started from are
-        ``initial_tree_.feature_importances_``.
+        The fitted function starts as ``initial_tree_``, a CART tree
+        converted into disjunctive normal form (Seyedhosseini & Tasdizen
+        2015, Sec. 2.1): which features that tree splits on, and how much each
+        split decreased the impurity, is what it hands to the fine-tuning.  So
+        the importances are ``initial_tree_.feature_importances_``, as
+        :class:`DNRFClassifier` gives its initial forest's.  They describe the
+        tree before fine-tuning, which moves every split off its axis and
+        trains them jointly on the squared error (Eqs. 7-8), defining no
+        impurity decrease of its own.  All zeros when the tree has no split.
 
-        Raises
-        ------
-        AttributeError
-            Always, so that ``hasattr(clf, "feature_importances_")`` is False.
+        Returns
+        -------
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
         """
-        raise AttributeError(
-            "DNDTClassifier has no feature_importances_: fine-tuning makes every split oblique and trains "
-            "them jointly, so no impurity decrease is defined for the fitted function. The impurity-based "
-            "importances of the tree it started from are initial_tree_.feature_importances_.")
+        check_is_fitted(self)
+        return self.initial_tree_.feature_importances_
 
     def predict_proba(self, X):
         """Normalised class scores: ``[1 - h~, h~]`` (binary) or ``h~^c / sum_c h~^c``.
