@@ -1,6 +1,6 @@
 """Disjunctive normal decision trees and forests (Seyedhosseini & Tasdizen 2015)."""
 
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions

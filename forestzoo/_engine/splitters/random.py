@@ -3,7 +3,7 @@
 import numpy as np
 
 from ..._jit import njit
-from ..criteria import SQUARED_ERROR, q_of
+from ..criteria import SQUARED_ERROR
 from ..data import value
 from ..rng import mix_randint, mix_uniform
 from ._common import (
