@@ -129,7 +129,7 @@ def _cut(s, delta):
     return seen
 
 
-@njit(inline="always")
+@njit
 def adwin_update(s, x, delta):
     """Add ``x`` to detector ``s``; every :data:`CLOCK` values look for a change.
 

@@ -466,7 +466,7 @@ N_DSTATE = 7
 _OOB_N, _OOB_ERR, _OOB_Y, _OOB_YY = 0, 1, 2, 3
 
 
-@njit(inline="always")
+@njit
 def _reset_tree(nodes, values, parent_of, slot, seen, stats, tfeat, tthr, tstats, counts, gmin, gmax):
     """Make a tree a single empty leaf again (a new tree, as if just created); its RNG state is kept."""
     n = counts[0]
