@@ -535,7 +535,7 @@ def _make_grower(ONLY, AE=0, REG=0):
             (:func:`.binning.dominant_codes`), or empty.  A classification
             grower with the hist kernel builds a node's histogram of such a
             feature without that bin and derives it from the node's totals
-            (:func:`.splitters.hist.build_histogram_skip_cls`), when every
+            (:func:`.splitters.hist.build_node_histogram_cls`), when every
             weight is an integer: the histograms, and so the tree, are those
             of the plain build.
         row_ptr, row_feat : the row-wise index of the codes that differ from
