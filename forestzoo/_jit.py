@@ -29,6 +29,94 @@ from numba.extending import intrinsic
 
 JIT_OPTIONS = dict(cache=True, nogil=True, fastmath=False, boundscheck=False)
 
+
+def _one_memo_compiler():
+    """A Numba compiler class whose inliner copies a callee's IR in linear time.
+
+    Numba inlines an ``inline="always"`` callee by deep-copying its IR block by
+    block, each block with a memo of its own.  Every variable refers to the
+    function's scope, which lists all of the function's variables, so every
+    block copies the whole scope again: the copy costs blocks x variables.  The
+    split kernels and statistics helpers inlined into forestzoo's growers have
+    hundreds of each, and these copies were about a fifth of a random forest's
+    first compilation.
+
+    The returned class runs Numba's own pipeline unchanged except for the
+    inlining pass, during which Numba's inlining worker is a subclass whose
+    copies of one callee share one memo.  Within one copy each object is then
+    copied once, and the copied IR is the same as with one memo per block: the
+    blocks' scopes are equal copies, which Numba merges into one, and every
+    variable is renamed by name.  Only forestzoo's kernels use this class
+    (``pipeline_class`` below); other Numba code in the process is untouched.
+
+    Returns ``None`` when this Numba lacks the internals the class relies on;
+    the kernels then compile with Numba's default class, only slower.
+    """
+    try:
+        import copy
+
+        from numba.core import compiler, compiler_machinery
+        from numba.core import inline_closurecall as icc
+        from numba.core.untyped_passes import InlineInlinables
+
+        if getattr(icc, "copy", None) is not copy or not hasattr(icc.InlineWorker, "inline_ir"):
+            return None
+    except ImportError:
+        return None
+
+    class _OneMemoCopy:
+        """The ``copy`` module, with one memo for every ``deepcopy`` call."""
+
+        def __init__(self):
+            self._memo = {}
+
+        def deepcopy(self, x, memo=None):
+            return copy.deepcopy(x, self._memo if memo is None else memo)
+
+        def __getattr__(self, name):
+            return getattr(copy, name)
+
+    class _OneMemoInlineWorker(icc.InlineWorker):
+        def inline_ir(self, *args, **kwargs):
+            # numba's compiler lock is held: no other compilation reads icc.copy
+            saved = icc.copy
+            icc.copy = _OneMemoCopy()
+            try:
+                return super().inline_ir(*args, **kwargs)
+            finally:
+                icc.copy = saved
+
+    @compiler_machinery.register_pass(mutates_CFG=True, analysis_only=False)
+    class _OneMemoInlineInlinables(InlineInlinables):
+        _name = "forestzoo_inline_inlinables"
+
+        def run_pass(self, state):
+            # callees' own inlining runs nested in this pass and uses the worker too
+            saved = icc.InlineWorker
+            icc.InlineWorker = _OneMemoInlineWorker
+            try:
+                return super().run_pass(state)
+            finally:
+                icc.InlineWorker = saved
+
+    class OneMemoCompiler(compiler.Compiler):
+        def define_pipelines(self):
+            managers = super().define_pipelines()
+            for manager in managers:
+                manager.passes = [
+                    (_OneMemoInlineInlinables, desc) if pass_cls is InlineInlinables else (pass_cls, desc)
+                    for pass_cls, desc in manager.passes
+                ]
+                manager.finalize()
+            return managers
+
+    return OneMemoCompiler
+
+
+_COMPILER = _one_memo_compiler()
+if _COMPILER is not None:
+    JIT_OPTIONS["pipeline_class"] = _COMPILER
+
 _PACKAGE = Path(__file__).resolve().parent
 _STAMP = _PACKAGE / "__pycache__" / "forestzoo-kernels.sha256"
 
