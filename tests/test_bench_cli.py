@@ -844,3 +844,50 @@ def test_the_main_job_install_needs_no_peer_library():
     assert 'pip install -e ".[bench]" && forestzoo bench' in readme
     assert 'pip install -e ".[test]" && python -m pytest -q' in readme
     assert 'pip install -e ".[peers]"' in readme
+
+
+# --- selective classifiers: coverage beside accuracy -------------------------------------------
+
+
+def test_selective_classifier_folds_record_coverage_and_covered_accuracy(tmp_path):
+    from forestzoo.bench.report import selective_summary
+
+    out = tmp_path / "run"
+    run = run_suite("quick", models=["CAF-first", "RaF"], datasets=["iris"], folds=2, n_estimators=5,
+                    n_jobs=1, warm_up=False, out=out)
+    caf = [r for r in run.results if r.model == "CAF-first"]
+    raf = [r for r in run.results if r.model == "RaF"]
+    assert len(caf) == 2 and all(r.ok for r in run.results)
+    assert all(0.0 <= r.coverage <= 1.0 for r in caf)
+    for r in caf:  # covered accuracy is NaN only where nothing is covered
+        assert np.isnan(r.covered_accuracy) == (r.coverage == 0.0)
+        if r.coverage == 1.0:  # every answer is the forest's own
+            assert r.covered_accuracy == pytest.approx(r.accuracy)
+    assert all(np.isnan(r.coverage) and np.isnan(r.covered_accuracy) for r in raf)
+    back = {r.key: r for r in read_results(out / "results.csv")}
+    for r in caf:
+        assert back[r.key].coverage == r.coverage
+        assert np.isnan(back[r.key].covered_accuracy) or back[r.key].covered_accuracy == r.covered_accuracy
+    (row,) = selective_summary(run.results)
+    assert row[:3] == ("CAF-first", "iris", 2)
+    assert row[3] == pytest.approx(np.mean([r.coverage for r in caf]))
+    assert row[5] == pytest.approx(np.mean([r.accuracy for r in caf]))
+
+
+def test_report_flags_a_model_answered_mostly_by_its_fallback():
+    def folds(model, dataset, coverage, covered):
+        return [FoldResult(dataset, model, f, 0.8, 0.1, n_test=50, error=0.2, coverage=c,
+                           covered_accuracy=covered) for f, c in enumerate(coverage)]
+
+    results = (folds("CAF-vote", "iris", [0.1, 0.3], 0.9) + folds("CAF-vote", "wine", [0.2, 0.2], 1.0)
+               + folds("CAF-first", "iris", [0.9, 0.7], 0.85) + folds("CAF-first", "wine", [0.6, 0.6], 0.8)
+               + _fake_run([[[40, 40]], [[45, 45]]], sizes=(50, 50), datasets=["iris", "wine"], models=["RaF"]))
+    text = format_report(results)
+    section = text[text.index("## Selective classifiers"):text.index("## Ranks and tests")]
+    assert "| CAF-vote | iris | 2 | 20.0 | 90.0 | 80.0 |" in section
+    assert "| CAF-first | wine | 2 | 60.0 | 80.0 | 80.0 |" in section
+    assert "RaF" not in section
+    assert "**CAF-vote: 80% of its answers come from its fallback**" in section
+    assert "CAF-first:" not in section  # covers 70 % on average: not flagged
+    plain = _fake_run([[[40, 40]]], sizes=(50, 50), datasets=["iris"], models=["RaF"])
+    assert "## Selective classifiers" not in format_report(plain)

@@ -19,7 +19,9 @@ from .registry import METRICS, PERCENT_METRICS
 
 __all__ = ["summarize", "average_ranks", "format_report", "paper_figures",
            "find_paper_tables", "write_report", "warning_summary", "failure_summary",
-           "PAPER_TABLES_ENV_VAR"]
+           "selective_summary", "PAPER_TABLES_ENV_VAR"]
+
+_NAN = float("nan")
 
 #: Environment variable naming the directory of the papers' tables.
 PAPER_TABLES_ENV_VAR = "FORESTZOO_PAPER_TABLES"
@@ -389,6 +391,83 @@ def warning_summary(results):
     return [(m, d, c, f) for (m, d), (c, f) in summary.items()]
 
 
+def selective_summary(results, datasets=None, models=None):
+    """Coverage of the selective classifiers among ``results``, per model and dataset.
+
+    A selective classifier (a competence forest) answers some objects itself
+    and leaves the others to a fallback; its plain accuracy mixes the two.
+    Only successful folds with a recorded coverage count.
+
+    Parameters
+    ----------
+    results : list of FoldResult
+        The fold results.
+    datasets, models : sequence of str, optional
+        Keep only these (in this order); default every one that has a coverage.
+
+    Returns
+    -------
+    list of tuple
+        ``(model, dataset, n_folds, coverage, covered_accuracy, accuracy)``,
+        the means over the folds (``covered_accuracy`` over the folds that
+        cover some object; NaN when none does).
+
+    Examples
+    --------
+    >>> from forestzoo.bench import FoldResult
+    >>> from forestzoo.bench.report import selective_summary
+    >>> rows = [FoldResult("iris", "CAF-vote", fold=k, accuracy=0.9, fit_seconds=0.1,
+    ...                    coverage=c, covered_accuracy=0.95) for k, c in enumerate([0.2, 0.4])]
+    >>> model, dataset, n, coverage, covered, accuracy = selective_summary(rows)[0]
+    >>> n, round(coverage, 2), covered, accuracy
+    (2, 0.3, 0.95, 0.9)
+    """
+    cells = {}
+    for r in results:
+        coverage = getattr(r, "coverage", _NAN)
+        if r.ok and not math.isnan(coverage):
+            cells.setdefault((r.model, r.dataset), []).append(r)
+    models = _ordered(m for m, _ in cells) if models is None else list(models)
+    datasets = _ordered(d for _, d in cells) if datasets is None else list(datasets)
+    out = []
+    for m in models:
+        for d in datasets:
+            folds = cells.get((m, d))
+            if not folds:
+                continue
+            covered = [r.covered_accuracy for r in folds if not math.isnan(r.covered_accuracy)]
+            out.append((m, d, len(folds), float(np.mean([r.coverage for r in folds])),
+                        float(np.mean(covered)) if covered else _NAN,
+                        float(np.mean([r.accuracy for r in folds]))))
+    return out
+
+
+def _selective_lines(results, datasets, models):
+    rows = selective_summary(results, datasets, models)
+    if not rows:
+        return []
+    def pct(v):
+        return "-" if math.isnan(v) else f"{100 * v:.1f}"
+
+    table = [[m, d, n, pct(cov), pct(cacc), pct(acc)] for m, d, n, cov, cacc, acc in rows]
+    lines = ["", "## Selective classifiers: coverage and accuracy on the covered objects", "",
+             "A selective classifier answers an object only inside its competence; the table above "
+             "scores its answers together with its fallback's on the objects it rejects. Coverage: "
+             "the share of test objects it answers itself (%); covered accuracy: its accuracy on "
+             "them (%); accuracy: all answers, as in the table above.", "",
+             _md_table(["model", "dataset", "folds", "coverage", "covered accuracy", "accuracy"],
+                       table, ["l", "l", "r", "r", "r", "r"])]
+    by_model = {}
+    for m, _, _, cov, _, _ in rows:
+        by_model.setdefault(m, []).append(cov)
+    mostly = [(m, 1.0 - float(np.mean(c))) for m, c in by_model.items() if np.mean(c) < 0.5]
+    if mostly:
+        lines += [""] + [f"- **{m}: {share:.0%} of its answers come from its fallback** (mean over "
+                         f"{len(by_model[m])} datasets); its accuracy above is mostly the fallback's."
+                         for m, share in mostly]
+    return lines
+
+
 def failure_summary(results):
     """``[(model, dataset, failed folds, first error)]`` of the folds whose model raised."""
     summary = {}
@@ -525,6 +604,7 @@ def format_report(results, title=None, suite=None, models=None, datasets=None,
             parts.append(f"- {m} minus paper: mean {diff.mean():+.2f}, median |difference| "
                          f"{np.median(np.abs(diff)):.2f} over {len(diff)} datasets; within "
                          f"one fold-std of ours on {close}; largest gaps: {gaps}.")
+    parts += _selective_lines(results, datasets, models)
     ranked = np.where(s["partial"], np.nan, mean)
     stat_lines, _ = _stats_section(ranked, datasets, models, higher, metric, cd_png,
                                    suite.name if suite is not None else "bench")

@@ -88,6 +88,12 @@ class FoldResult:
         Warnings raised by the model.
     first_warning : str, default=""
         The first of them.
+    coverage : float, default=nan
+        For a selective classifier (a model with ``selective_report``, e.g. a
+        competence forest): the share of test objects it answers itself; the
+        others are answered by its fallback.  NaN for other models.
+    covered_accuracy : float, default=nan
+        Its accuracy on the objects it covers (NaN when it covers none).
 
     Examples
     --------
@@ -118,6 +124,8 @@ class FoldResult:
     params: str = ""
     n_warnings: int = 0
     first_warning: str = ""
+    coverage: float = _NAN
+    covered_accuracy: float = _NAN
 
     @property
     def key(self):
@@ -146,10 +154,10 @@ class FoldResult:
 FIELDS = ["suite", "dataset", "model", "repeat", "fold", "status", "n_train", "n_test",
           "accuracy", "error", "r2", "mae", "rmse", "nl1_error", "fit_seconds",
           "predict_seconds", "n_estimators", "random_state", "params", "n_warnings",
-          "first_warning"]
+          "first_warning", "coverage", "covered_accuracy"]
 #: Columns added after results files were first written: a file without them still
 #: reads (as their defaults), and is rewritten with them when a run resumes into it.
-_ADDED_FIELDS = ("nl1_error", "n_warnings", "first_warning")
+_ADDED_FIELDS = ("nl1_error", "n_warnings", "first_warning", "coverage", "covered_accuracy")
 _DEFAULTS = {f.name: f.default for f in fields(FoldResult)}
 _TYPES = {f.name: f.type for f in fields(FoldResult)}
 
@@ -428,6 +436,11 @@ def _fit_one(suite, name, X_tr, y_tr, X_te, y_te, n_jobs, seed, n_estimators):
         y_pred = model.predict(X_te)
         pred_s = time.perf_counter() - start
         base.update(_scores(suite.task, y_te, y_pred))
+        if suite.task == "classification" and hasattr(model, "selective_report"):
+            # a reject-option method: how much of the score is its own (untimed)
+            report = model.selective_report(X_te, y_te)
+            base.update(coverage=float(report["coverage"]),
+                        covered_accuracy=float(report["selective_accuracy"]))
         status = "ok"
     except Exception as exc:  # a model that fails is recorded, the run goes on
         status = f"failed: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
