@@ -518,6 +518,47 @@ def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
     assert not integral_weights(np.array([2.0**53, 1.0]))
 
 
+@pytest.mark.parametrize("n_classes", [2, 4])
+def test_column_histogram_equals_the_node_build(n_classes):
+    """A large node's histogram built from a feature's stored codes is the one built from every row's code."""
+    from forestzoo._engine.binning import other_code_rows
+    from forestzoo._engine.splitters.hist import build_column_histogram_cls, build_node_histogram_cls, column_index
+
+    rng = np.random.RandomState(7 + n_classes)
+    n_features, n_samples, n_bins = 6, 2500, 40
+    Xb = np.where(rng.uniform(size=(n_features, n_samples)) < 0.93, 3,
+                  rng.randint(0, n_bins, size=(n_features, n_samples))).astype(np.uint8)
+    Xb[rng.uniform(size=Xb.shape) < 0.01] = MISSING_BIN
+    dominant = np.array([3, 3, -1, 3, 3, 3], np.int32)
+    Xb[2] = rng.randint(0, n_bins, size=n_samples)  # no dominant code: not in the index
+    row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size)
+    col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
+    for f in range(n_features):
+        rows = col_rows[col_ptr[f]:col_ptr[f + 1]]
+        expected = np.flatnonzero(Xb[f] != dominant[f]) if dominant[f] >= 0 else np.zeros(0, int)
+        assert rows.tolist() == expected.tolist()
+        assert col_codes[col_ptr[f]:col_ptr[f + 1]].tolist() == Xb[f, expected].tolist()
+    # a node: a sorted subset of the rows at positions start .. end - 1 of idx, node-ordered weights
+    idx = np.sort(rng.choice(n_samples, 1900, replace=False)).astype(np.uint32)
+    row_pos = np.full(n_samples, -1, np.int64)
+    row_pos[idx] = np.arange(idx.size)
+    start, end = 150, 1700
+    w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
+    yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
+    total = np.zeros(2 + n_classes)
+    total[0] = end - start
+    total[1] = w[start:end].sum()
+    np.add.at(total, 2 + yk[start:end], w[start:end])
+    for f in (0, 1, 3, 4, 5):
+        node = np.full((256, 2 + n_classes), np.nan)
+        col = np.full((256, 2 + n_classes), np.nan)
+        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, np.empty(0), n_bins, node, 3, total)
+        build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk, n_bins, col, 3,
+                                   total)
+        np.testing.assert_array_equal(col[:n_bins], node[:n_bins])
+        np.testing.assert_array_equal(col[MISSING_BIN], node[MISSING_BIN])
+
+
 def test_sort_codes_reports_a_constant_feature_as_no_candidate():
     from forestzoo._engine.splitters.hist import _sort_codes_cls
 

@@ -46,7 +46,8 @@ from .splitters._common import (
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
-    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, integral_weights,
+    SMALL_NODE, build_column_histogram_cls, build_histogram_cls, build_histogram_reg, build_node_histogram_cls,
+    column_index, integral_weights,
     split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg, subtract_histogram,
 )
 from .splitters.random import split_random
@@ -183,7 +184,8 @@ def find_split(
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     """
-    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat = bufs
+    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, col_ptr, col_rows, col_codes, \
+        row_pos = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
@@ -237,8 +239,13 @@ def find_split(
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
-                    build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
-                                             dominant[f] if skip_bin else -1, tot)
+                    if (col_ptr.shape[0] > 0 and dominant[f] >= 0
+                            and 4 * (col_ptr[f + 1] - col_ptr[f]) < n):  # a few stored codes: read those
+                        build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk,
+                                                   n_bins[f], h, dominant[f], tot)
+                    else:
+                        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
+                                                 dominant[f] if skip_bin else -1, tot)
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 n_evals[0] += n
@@ -712,12 +719,31 @@ def _make_grower(ONLY, AE=0, REG=0):
         pend_bounds = borrow(pend_bounds)
         skip_bin = dominant.shape[0] > 0 and integral_weights(w)
         marks_own = np.zeros(n_features if is_hist and row_ptr.shape[0] > 0 else 0, np.uint8)
+        # sparse data: a large node's histogram of a feature with a dominant code is built from the
+        # feature's other codes alone (splitters.hist.build_column_histogram_cls), which needs the
+        # column-wise index and each row's position in idx (kept up to date by every partition)
+        use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
+        if ONLY == HIST and use_cols:
+            col_ptr_own, col_rows_own, col_codes_own = column_index(row_ptr, row_feat, Xb)
+            row_pos_own = np.full(Xb.shape[1], -1, np.int64)
+            for p in range(n_rows):
+                row_pos_own[idx[p]] = p
+        else:
+            col_ptr_own = np.zeros(0, np.int64)
+            col_rows_own = np.zeros(0, np.int32)
+            col_codes_own = np.zeros(0, np.uint8)
+            row_pos_own = np.zeros(0, np.int64)
         dominant_own, row_ptr_own, row_feat_own = dominant, row_ptr, row_feat
         dominant = borrow(dominant)
         row_ptr = borrow(row_ptr)
         row_feat = borrow(row_feat)
         marks = borrow(marks_own)
-        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant, skip_bin, marks, row_ptr, row_feat)
+        col_ptr = borrow(col_ptr_own)
+        col_rows = borrow(col_rows_own)
+        col_codes = borrow(col_codes_own)
+        row_pos = borrow(row_pos_own)
+        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant, skip_bin, marks, row_ptr, row_feat, col_ptr,
+                col_rows, col_codes, row_pos)
         table = borrow(table_own)
         values = borrow(values_own)
         fr_int = borrow(fr_int_own)
@@ -924,6 +950,9 @@ def _make_grower(ONLY, AE=0, REG=0):
                 buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1], REG,
             )
             mid = start + n_left
+            if ONLY == HIST and use_cols:
+                for p in range(start, end):
+                    row_pos[idx[p]] = p
             if constrained:
                 # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
                 # midpoint of the children's values between them; any other split passes lo, hi on
@@ -1015,7 +1044,7 @@ def _make_grower(ONLY, AE=0, REG=0):
                     row_leaf[idx[p]] = fr_int[e, _F_NODE]
         keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
                     tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own, dominant_own,
-                    row_ptr_own, row_feat_own, marks_own))
+                    row_ptr_own, row_feat_own, marks_own, col_ptr_own, col_rows_own, col_codes_own, row_pos_own))
         return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
     # Each grower gets its own qualified name: Numba names a compiled function's environment after

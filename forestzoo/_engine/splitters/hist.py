@@ -127,6 +127,12 @@ def build_node_histogram_cls(codes, idx, start, end, w, yk, wy, n_bins, hist, sk
             hist[b, 0] += 1.0
             hist[b, 1] += wi
             hist[b, 2 + yk[p]] += wi
+    _fill_skipped_bin(hist, n_bins, skip, total)
+
+
+@njit(inline="always")
+def _fill_skipped_bin(hist, n_bins, skip, total):
+    """Bin ``skip`` of ``hist``: the node's ``total`` minus every other bin and the NaN bin."""
     n_stats = hist.shape[1]
     for s in range(n_stats):
         hist[skip, s] = total[s]
@@ -136,6 +142,59 @@ def build_node_histogram_cls(codes, idx, start, end, w, yk, wy, n_bins, hist, sk
                 hist[skip, s] -= hist[b, s]
     for s in range(n_stats):
         hist[skip, s] -= hist[MISSING_BIN, s]
+
+
+@njit
+def column_index(row_ptr, row_feat, Xb):
+    """The column-wise twin of :func:`..binning.other_code_rows`: per feature, its rows and codes.
+
+    Feature ``f``'s rows whose code differs from its dominant code are
+    ``col_rows[col_ptr[f]:col_ptr[f + 1]]``, in increasing order, and their
+    codes ``col_codes`` at the same positions (for a sparse matrix: the
+    column's stored values).  A feature without a dominant code has none.
+    """
+    n_features = Xb.shape[0]
+    n_rows = row_ptr.shape[0] - 1
+    col_ptr = np.zeros(n_features + 1, np.int64)
+    for k in range(row_feat.shape[0]):
+        col_ptr[row_feat[k] + 1] += 1
+    for f in range(n_features):
+        col_ptr[f + 1] += col_ptr[f]
+    fill = col_ptr[:n_features].copy()
+    col_rows = np.empty(row_feat.shape[0], np.int32)
+    col_codes = np.empty(row_feat.shape[0], np.uint8)
+    for i in range(n_rows):
+        for k in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_feat[k]
+            col_rows[fill[f]] = i
+            col_codes[fill[f]] = Xb[f, i]
+            fill[f] += 1
+    return col_ptr, col_rows, col_codes
+
+
+@njit
+def build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk, n_bins, hist, skip,
+                               total):
+    """:func:`build_node_histogram_cls` with ``skip`` = feature ``f``'s dominant code, from its column index.
+
+    Reads only the rows of :func:`column_index` (the codes other than
+    ``skip``) and keeps those whose position ``row_pos[row]`` lies in the
+    node ``start .. end - 1``, instead of reading the code of every row of
+    the node.  The node's rows are sorted, as the column's are, so each bin
+    sums the same rows in the same order as :func:`build_node_histogram_cls`:
+    the histogram is identical.
+    """
+    hist[:n_bins, :] = 0.0
+    hist[MISSING_BIN, :] = 0.0
+    for k in range(col_ptr[f], col_ptr[f + 1]):
+        p = row_pos[col_rows[k]]
+        if p >= start and p < end:
+            b = col_codes[k]
+            wi = w[p]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2 + yk[p]] += wi
+    _fill_skipped_bin(hist, n_bins, skip, total)
 
 
 @njit
