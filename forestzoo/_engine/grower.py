@@ -47,7 +47,7 @@ from .splitters._common import (
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     SMALL_NODE, build_column_histogram_cls, build_histogram_cls, build_histogram_reg, build_node_histogram_cls,
-    column_index, integral_weights,
+    column_setup, integral_weights,
     split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg, subtract_histogram,
 )
 from .splitters.random import split_random
@@ -723,16 +723,7 @@ def _make_grower(ONLY, AE=0, REG=0):
         # feature's other codes alone (splitters.hist.build_column_histogram_cls), which needs the
         # column-wise index and each row's position in idx (kept up to date by every partition)
         use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
-        if ONLY == HIST and use_cols:
-            col_ptr_own, col_rows_own, col_codes_own = column_index(row_ptr, row_feat, Xb)
-            row_pos_own = np.full(Xb.shape[1], -1, np.int64)
-            for p in range(n_rows):
-                row_pos_own[idx[p]] = p
-        else:
-            col_ptr_own = np.zeros(0, np.int64)
-            col_rows_own = np.zeros(0, np.int32)
-            col_codes_own = np.zeros(0, np.uint8)
-            row_pos_own = np.zeros(0, np.int64)
+        col_ptr_own, col_rows_own, col_codes_own, row_pos_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx)
         dominant_own, row_ptr_own, row_feat_own = dominant, row_ptr, row_feat
         dominant = borrow(dominant)
         row_ptr = borrow(row_ptr)

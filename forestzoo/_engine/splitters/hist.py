@@ -173,6 +173,24 @@ def column_index(row_ptr, row_feat, Xb):
 
 
 @njit
+def column_setup(use, row_ptr, row_feat, Xb, idx):
+    """``column_index(row_ptr, row_feat, Xb)`` and each row's position in ``idx`` (-1 if absent), or four empty arrays.
+
+    One compiled call, so that the grower, whose compilation grows faster than
+    its code, carries neither the index's construction nor its allocations.
+    """
+    if not use:
+        return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64)
+    col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
+    row_pos = np.empty(Xb.shape[1], np.int64)
+    for i in range(row_pos.shape[0]):
+        row_pos[i] = -1
+    for p in range(idx.shape[0]):
+        row_pos[idx[p]] = p
+    return col_ptr, col_rows, col_codes, row_pos
+
+
+@njit
 def build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk, n_bins, hist, skip,
                                total):
     """:func:`build_node_histogram_cls` with ``skip`` = feature ``f``'s dominant code, from its column index.
