@@ -322,7 +322,8 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     min_impurity_decrease = float(params.min_impurity_decrease)
 
     def run(handle):
-        return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR)(
+        return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR,
+                          data.row_ptr is not None and data.row_ptr.size > 0)(
             data.Xb, data.Xf, data.n_bins, data.edges, target.yk, target.yr, weights, idx, n_values, crit,
             data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,

@@ -165,7 +165,7 @@ def _mark_features(idx, start, end, row_ptr, row_feat, marks, value):
 @njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
-    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono, reg,
+    min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono, reg, cols,
 ):
     """Search the node ``idx[start:end]`` with the hist or exact kernel and leave its best split in ``rec``.
 
@@ -183,6 +183,8 @@ def find_split(
     constraints and the node's value bounds (:func:`._common.mono_of`).
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
+    ``cols`` is the grower's constant ``COLS``: whether a large node may
+    build a histogram from a feature's column index (pruned when 0).
     """
     keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, col_ptr, col_rows, col_codes, \
         row_pos = bufs
@@ -239,10 +241,14 @@ def find_split(
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
-                    if (col_ptr.shape[0] > 0 and dominant[f] >= 0
-                            and 4 * (col_ptr[f + 1] - col_ptr[f]) < n):  # a few stored codes: read those
-                        build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk,
-                                                   n_bins[f], h, dominant[f], tot)
+                    if cols:
+                        if (col_ptr.shape[0] > 0 and dominant[f] >= 0
+                                and 4 * (col_ptr[f + 1] - col_ptr[f]) < n):  # a few stored codes: read those
+                            build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk,
+                                                       n_bins[f], h, dominant[f], tot)
+                        else:
+                            build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
+                                                     dominant[f] if skip_bin else -1, tot)
                     else:
                         build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
                                                  dominant[f] if skip_bin else -1, tot)
@@ -420,7 +426,7 @@ _GROWERS = {}
 _GROWER_NAMES = {HIST: "hist", EXACT: "exact", RANDOM: "random", STOCHASTIC: "stochastic"}
 
 
-def grower_for(splitter, absolute_error=False, regression=False):
+def grower_for(splitter, absolute_error=False, regression=False, columns=False):
     """The compiled tree grower that runs the split kernel ``splitter`` (a code of :mod:`.splitters`).
 
     The grower is compiled by :func:`_make_grower` for the constants ``ONLY =
@@ -431,10 +437,16 @@ def grower_for(splitter, absolute_error=False, regression=False):
     (:mod:`.splitters.absolute`), a specialisation of its own so that the
     growers of the other criteria compile none of it; it implies
     ``regression``.  ``regression`` selects the task: a classification grower
-    compiles no regression statistics and the reverse.
+    compiles no regression statistics and the reverse.  ``columns`` (data
+    with a row index of its non-dominant codes, :func:`.binning.other_code_rows`)
+    gives the classification ``hist`` grower that may build a large node's
+    histograms from the column index (``COLS = 1``); other data compile
+    none of that code.
     """
     absolute_error = bool(absolute_error)
-    key = (int(splitter), int(absolute_error), int(absolute_error or bool(regression)))
+    regression = absolute_error or bool(regression)
+    cols = bool(columns) and int(splitter) == HIST and not regression
+    key = (int(splitter), int(absolute_error), int(regression), int(cols))
     grower = _GROWERS.get(key)
     if grower is None:
         if key[0] not in _GROWER_NAMES:
@@ -443,7 +455,7 @@ def grower_for(splitter, absolute_error=False, regression=False):
     return grower
 
 
-def _make_grower(ONLY, AE=0, REG=0):
+def _make_grower(ONLY, AE=0, REG=0, COLS=0):
     """The tree grower for the closure constant ``ONLY`` (the code of the one kernel it runs).
 
     Every choice of a kernel is written as a test on ``ONLY`` (``ONLY ==
@@ -722,8 +734,15 @@ def _make_grower(ONLY, AE=0, REG=0):
         # sparse data: a large node's histogram of a feature with a dominant code is built from the
         # feature's other codes alone (splitters.hist.build_column_histogram_cls), which needs the
         # column-wise index and each row's position in idx (kept up to date by every partition)
-        use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
-        col_ptr_own, col_rows_own, col_codes_own, row_pos_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx)
+        if COLS == 1:
+            use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
+            col_ptr_own, col_rows_own, col_codes_own, row_pos_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx)
+        else:
+            use_cols = False
+            col_ptr_own = np.zeros(0, np.int64)
+            col_rows_own = np.zeros(0, np.int32)
+            col_codes_own = np.zeros(0, np.uint8)
+            row_pos_own = np.zeros(0, np.int64)
         dominant_own, row_ptr_own, row_feat_own = dominant, row_ptr, row_feat
         dominant = borrow(dominant)
         row_ptr = borrow(row_ptr)
@@ -857,7 +876,7 @@ def _make_grower(ONLY, AE=0, REG=0):
                             find_split(
                                 Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
                                 max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch,
-                                bufs, rec, n_evals, mono, REG,
+                                bufs, rec, n_evals, mono, REG, COLS,
                             )
                     if status == NODE_OBLIQUE and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
@@ -941,9 +960,10 @@ def _make_grower(ONLY, AE=0, REG=0):
                 buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1], REG,
             )
             mid = start + n_left
-            if ONLY == HIST and use_cols:
-                for p in range(start, end):
-                    row_pos[idx[p]] = p
+            if COLS == 1:
+                if use_cols:
+                    for p in range(start, end):
+                        row_pos[idx[p]] = p
             if constrained:
                 # children's bounds (scikit-learn's rule): a split on a constrained feature puts the
                 # midpoint of the children's values between them; any other split passes lo, hi on
@@ -1042,5 +1062,5 @@ def _make_grower(ONLY, AE=0, REG=0):
     # its qualified name and a per-process counter, so two closures of one name, compiled in other
     # processes and both loaded from the disk cache into one process, could share an environment.
     grow_tree.__qualname__ = (f"{grow_tree.__qualname__}_{_GROWER_NAMES[ONLY]}" + ("_absolute_error" if AE else "")
-                              + ("_reg" if REG else "_cls"))
+                              + ("_reg" if REG else "_cls") + ("_columns" if COLS else ""))
     return njit(grow_tree)
