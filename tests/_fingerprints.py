@@ -24,8 +24,21 @@ def digest(*arrays):
 
 
 def outputs(model, X):
-    """The arrays a fitted model answers with on ``X``: probabilities or predictions, and leaves."""
-    out = [model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)]
+    """The arrays a fitted model answers with on ``X``: probabilities or predictions, and leaves.
+
+    A multi-class :class:`~forestzoo.GradientBoostingClassifier` answers with
+    its scores (``decision_function``) instead of its probabilities: those are
+    a softmax with numpy's ``exp``, as scikit-learn's are, and numpy's ``exp``
+    rounds some results differently on CPUs with AVX-512
+    (docs/portability.md), while the scores, which hold the whole model, do
+    not depend on the CPU.
+    """
+    from forestzoo import GradientBoostingClassifier
+
+    if isinstance(model, GradientBoostingClassifier) and len(model.classes_) > 2:
+        out = [model.decision_function(X)]
+    else:
+        out = [model.predict_proba(X) if hasattr(model, "predict_proba") else model.predict(X)]
     out.append(np.asarray(model.predict(X)))
     if hasattr(model, "apply"):
         try:

@@ -10,7 +10,9 @@ regenerate the file with ``python benchmarks/model_hashes.py --engine-only
 --out tests/engine_fingerprints.json`` and say why in the commit.
 
 These cases call no BLAS or LAPACK routine, so their bytes do not depend on
-the OpenBLAS kernel or on Numba's target CPU (docs/portability.md).
+the OpenBLAS kernel or on Numba's target CPU (docs/portability.md); the
+multi-class gradient boosting case is fingerprinted by its scores, not by its
+probabilities, which numpy's ``exp`` computes (see :func:`_fingerprints.outputs`).
 """
 
 import json
