@@ -559,6 +559,82 @@ def test_column_histogram_equals_the_node_build(n_classes):
         np.testing.assert_array_equal(col[MISSING_BIN], node[MISSING_BIN])
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("criterion", [0, 1])  # gini, entropy
+@pytest.mark.parametrize("min_samples_leaf", [1, 3])
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criterion, min_samples_leaf, with_nan):
+    """A small node's search of a feature from its row-index entries gives split_small_cls's record, bit for bit."""
+    from forestzoo._engine.binning import other_code_rows
+    from forestzoo._engine.splitters._common import REC_COST, REC_FEATURE, REC_SIZE, reset_record
+    from forestzoo._engine.splitters.hist import (
+        SMALL_NODE, clear_node_entries, column_setup, gather_node_entries, split_small_cls, split_sparse_small_cls,
+    )
+
+    rng = np.random.RandomState(11 * n_classes + 5 * criterion + min_samples_leaf + 2 * with_nan)
+    n_features, n_samples, n_bins = 40, 3000, 30
+    # per feature a share of rows off the dominant code, from very sparse to every row
+    share = np.concatenate([[0.0, 0.002, 0.01, 0.03], rng.uniform(0.0, 0.45, n_features - 6), [0.49, 0.0]])
+    dominant = rng.randint(0, n_bins, n_features).astype(np.int32)
+    off = rng.uniform(size=(n_features, n_samples)) < share[:, None]
+    other = (dominant[:, None] + 1 + rng.randint(0, 3, (n_features, n_samples))) % n_bins  # few distinct codes
+    Xb = np.where(off, other, dominant[:, None]).astype(np.uint8)
+    if with_nan:
+        Xb[(rng.uniform(size=Xb.shape) < 0.02) & (np.arange(n_features) % 3 == 0)[:, None]] = MISSING_BIN
+    dominant[-1] = -1  # a feature without a dominant code is not in the index
+    Xb[-1] = rng.randint(0, n_bins, n_samples)
+    row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size)
+    idx = np.sort(rng.choice(n_samples, 2600, replace=False)).astype(np.uint32)
+    n_stats = 2 + n_classes
+    (col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups,
+     group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
+    w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
+    yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
+    if n_classes == 2:
+        yk[:1300] = 0  # long runs of one class: the boundary skipping of the scan is exercised
+    edges = np.sort(rng.normal(size=(n_features, 256)), axis=1)
+    marks = np.zeros(n_features, np.int32)
+    keys, samples = np.empty(SMALL_NODE), np.empty(SMALL_NODE, np.uint32)
+    counts = np.empty(MISSING_BIN + 1, np.int64)
+    n_compared = n_found = 0
+    for start, end in [(0, 255), (400, 420), (1000, 1003), (2000, 2130), (2500, 2600), (700, 701)]:
+        total = np.zeros(n_stats)
+        total[0] = end - start
+        total[1] = w[start:end].sum()
+        np.add.at(total, 2 + yk[start:end], w[start:end])
+        t = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off, ent_pos,
+                                ent_code, True)
+        for f in range(n_features - 1):
+            k = marks[f]
+            rows = idx[start:end]
+            assert k == np.count_nonzero(Xb[f, rows] != dominant[f])
+            if k == 0:
+                continue
+            assert ent_pos[ent_off[f] - k:ent_off[f]].tolist() == (start + np.flatnonzero(Xb[f, rows] !=
+                                                                                      dominant[f])).tolist()
+            # monotonic constraints (two classes): increasing within bounds, decreasing
+            constraints = [(0.0, -np.inf, np.inf)] + [(1.0, 0.05, 0.95), (-1.0, -np.inf, np.inf)] * (n_classes == 2)
+            for cst, lo, hi in constraints:
+                one, two = np.empty(REC_SIZE), np.empty(REC_SIZE)
+                reset_record(one)
+                reset_record(two)
+                one[REC_COST] = two[REC_COST] = 1e300  # a record to beat
+                a = split_small_cls(f, Xb[f], idx, start, end, w, yk, np.empty(0), edges, total, min_samples_leaf,
+                                    0.0, criterion, keys, samples, np.empty(n_stats), counts, np.empty(n_stats),
+                                    np.empty(n_stats), one, cst, lo, hi)
+                b = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - k, ent_off[f], dominant[f], w, yk,
+                                           edges, total, min_samples_leaf, 0.0, criterion, keys, samples, counts,
+                                           groups, group_code, np.empty(n_stats), np.empty(n_stats),
+                                           np.empty(n_stats), two, cst, lo, hi)
+                assert a == b
+                np.testing.assert_array_equal(one, two)
+                n_compared += 1
+                n_found += one[REC_FEATURE] == f
+        clear_node_entries(marks, touched, t)
+        assert not marks.any()
+    assert n_compared > 100 and n_found > 50
+
+
 def test_sort_codes_reports_a_constant_feature_as_no_candidate():
     from forestzoo._engine.splitters.hist import _sort_codes_cls
 

@@ -47,8 +47,8 @@ from .splitters._common import (
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     SMALL_NODE, build_column_histogram_cls, build_histogram_cls, build_histogram_reg, build_node_histogram_cls,
-    column_setup, integral_weights,
-    split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg, subtract_histogram,
+    clear_node_entries, column_setup, gather_node_entries, integral_weights, split_histogram_cls, split_histogram_reg,
+    split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -176,7 +176,9 @@ def find_split(
     (``is_perfect_split``; not when the node's histograms are kept for its
     children).  With the hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
-    the subtraction trick.  ``n_evals[0]`` counts the (row, feature) pairs read.  ``splitter`` is the
+    the subtraction trick.  ``n_evals[0]`` counts the codes read: a node's
+    (row, feature) pairs, or a feature's index entries where the search reads
+    those instead.  ``splitter`` is the
     kernel's code and ``only`` the grower's constant (see :func:`_make_grower`).
     ``bufs`` holds the kernels' scratch arrays (one tuple: Numba inlines
     functions of at most 30 arguments).  ``mono`` holds the monotonic
@@ -184,10 +186,11 @@ def find_split(
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     ``cols`` is the grower's constant ``COLS``: whether a large node may
-    build a histogram from a feature's column index (pruned when 0).
+    build a histogram from a feature's column index and a small node search
+    a feature from its entries of the row index (pruned when 0); ``bufs[-1]``
+    then holds the arrays of :func:`.splitters.hist.column_setup`.
     """
-    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, col_ptr, col_rows, col_codes, \
-        row_pos = bufs
+    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, colbufs = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
@@ -195,8 +198,23 @@ def find_split(
     # a small node of sparse data: mark the features some row holds a non-dominant code of
     # (binning.other_code_rows); the others are constant in the node and are skipped unread
     use_marks = only == HIST and slot < 0 and n < SMALL_NODE and marks.shape[0] > 0
+    n_touched = 0
+    gathered = False
+    use_entries = False
     if use_marks:
-        _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
+        if cols:
+            # with the column scratch (integer weights, no node model), marks[f] counts the node's
+            # entries of f, collected per feature, and a feature's search reads those alone: exact
+            # while the node's weight keeps sums of squared class weights below 2**53
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
+                group_code = colbufs
+            gathered = col_ptr.shape[0] > 0
+            if gathered:
+                use_entries = tot[1] < 2.0 ** 26
+                n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off,
+                                                ent_pos, ent_code, use_entries)
+        if not gathered:
+            _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
     for j in range(n_features):
         if n_valid >= max_features:
             break
@@ -224,6 +242,13 @@ def find_split(
             elif n < SMALL_NODE:
                 if use_marks and marks[f] == 0 and dominant[f] >= 0:
                     ok = False  # every row of the node holds the dominant code: constant here
+                elif cols and use_entries and dominant[f] >= 0:
+                    col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
+                        group_code = colbufs
+                    ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
+                                                yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys,
+                                                samples, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
+                    n_evals[0] += marks[f]
                 elif reg:
                     ok = split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
                                          min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
@@ -238,23 +263,26 @@ def find_split(
                 h = scratch[0]
                 if reg:
                     build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    n_evals[0] += n
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
+                    by_column = False
                     if cols:
-                        if (col_ptr.shape[0] > 0 and dominant[f] >= 0
-                                and 4 * (col_ptr[f + 1] - col_ptr[f]) < n):  # a few stored codes: read those
+                        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
+                            group_code = colbufs
+                        # a few stored codes: read those
+                        by_column = col_ptr.shape[0] > 0 and dominant[f] >= 0 and 4 * (col_ptr[f + 1] - col_ptr[f]) < n
+                        if by_column:
                             build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk,
                                                        n_bins[f], h, dominant[f], tot)
-                        else:
-                            build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
-                                                     dominant[f] if skip_bin else -1, tot)
-                    else:
+                            n_evals[0] += col_ptr[f + 1] - col_ptr[f]
+                    if not by_column:
                         build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
                                                  dominant[f] if skip_bin else -1, tot)
+                        n_evals[0] += n
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
-                n_evals[0] += n
         else:
             if reg:
                 ok = split_exact_reg(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
@@ -277,7 +305,13 @@ def find_split(
                         feats[jj] = f
                 break
     if use_marks:
-        _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
+        if cols:
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
+                group_code = colbufs
+            if gathered:
+                clear_node_entries(marks, touched, n_touched)
+        if not gathered:
+            _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
 
 
 @njit(inline="always")
@@ -730,30 +764,27 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         pend_tot = borrow(pend_tot)
         pend_bounds = borrow(pend_bounds)
         skip_bin = dominant.shape[0] > 0 and integral_weights(w)
-        marks_own = np.zeros(n_features if is_hist and row_ptr.shape[0] > 0 else 0, np.uint8)
+        marks_own = np.zeros(n_features if is_hist and row_ptr.shape[0] > 0 else 0, np.int32)
         # sparse data: a large node's histogram of a feature with a dominant code is built from the
         # feature's other codes alone (splitters.hist.build_column_histogram_cls), which needs the
         # column-wise index and each row's position in idx (kept up to date by every partition)
         if COLS == 1:
             use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
-            col_ptr_own, col_rows_own, col_codes_own, row_pos_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx)
+            colbufs_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx, n_stats)
+            row_pos = borrow(colbufs_own[3])
+            colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), row_pos,
+                       borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
+                       borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]))
         else:
             use_cols = False
-            col_ptr_own = np.zeros(0, np.int64)
-            col_rows_own = np.zeros(0, np.int32)
-            col_codes_own = np.zeros(0, np.uint8)
-            row_pos_own = np.zeros(0, np.int64)
+            colbufs_own = ()
+            colbufs = ()
         dominant_own, row_ptr_own, row_feat_own = dominant, row_ptr, row_feat
         dominant = borrow(dominant)
         row_ptr = borrow(row_ptr)
         row_feat = borrow(row_feat)
         marks = borrow(marks_own)
-        col_ptr = borrow(col_ptr_own)
-        col_rows = borrow(col_rows_own)
-        col_codes = borrow(col_codes_own)
-        row_pos = borrow(row_pos_own)
-        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant, skip_bin, marks, row_ptr, row_feat, col_ptr,
-                col_rows, col_codes, row_pos)
+        bufs = (keys, samples, miss, counts, cum, tmp, vals, dominant, skip_bin, marks, row_ptr, row_feat, colbufs)
         table = borrow(table_own)
         values = borrow(values_own)
         fr_int = borrow(fr_int_own)
@@ -1055,7 +1086,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                     row_leaf[idx[p]] = fr_int[e, _F_NODE]
         keep_alive((owners, Xb_own, n_bins_own, idx_own, w_own, yk_own, yr_own, wy_own, pool_own, scratch_own, go_left_own,
                     tot_own, out_own, fr_int_own, fr_rec_own, fr_gain_own, fr_bounds_own, dominant_own,
-                    row_ptr_own, row_feat_own, marks_own, col_ptr_own, col_rows_own, col_codes_own, row_pos_own))
+                    row_ptr_own, row_feat_own, marks_own, colbufs_own))
         return table_own[:n_nodes], values_own[:n_nodes].copy()  # the caller converts the table, so no copy
 
     # Each grower gets its own qualified name: Numba names a compiled function's environment after

@@ -4,10 +4,10 @@ import numpy as np
 
 from ..._jit import njit
 from ..binning import MISSING_BIN
-from ..criteria import SQUARED_ERROR
+from ..criteria import GINI, SQUARED_ERROR
 from ._common import (
-    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, evaluate_for, ratios_ok,
-    scan_sorted_cls, scan_sorted_reg,
+    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, evaluate_for, feasible,
+    monotone_ok, ratios_ok, scan_sorted_cls, scan_sorted_reg,
 )
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
@@ -162,32 +162,271 @@ def column_index(row_ptr, row_feat, Xb):
         col_ptr[f + 1] += col_ptr[f]
     fill = col_ptr[:n_features].copy()
     col_rows = np.empty(row_feat.shape[0], np.int32)
-    col_codes = np.empty(row_feat.shape[0], np.uint8)
     for i in range(n_rows):
         for k in range(row_ptr[i], row_ptr[i + 1]):
             f = row_feat[k]
             col_rows[fill[f]] = i
-            col_codes[fill[f]] = Xb[f, i]
             fill[f] += 1
+    # the codes read feature by feature, each along its row of Xb in increasing order
+    col_codes = np.empty(row_feat.shape[0], np.uint8)
+    for f in range(n_features):
+        codes = Xb[f]
+        for q in range(col_ptr[f], col_ptr[f + 1]):
+            col_codes[q] = codes[col_rows[q]]
     return col_ptr, col_rows, col_codes
 
 
 @njit
-def column_setup(use, row_ptr, row_feat, Xb, idx):
-    """``column_index(row_ptr, row_feat, Xb)`` and each row's position in ``idx`` (-1 if absent), or four empty arrays.
+def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
+    """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
 
-    One compiled call, so that the grower, whose compilation grows faster than
-    its code, carries neither the index's construction nor its allocations.
+    Returns ``(col_ptr, col_rows, col_codes, row_pos, row_code, touched,
+    ent_off, ent_pos, ent_code, groups, group_code)``: the column index of
+    :func:`column_index`; each row's position in ``idx`` (-1 if absent); the
+    code of each entry of the row index (``row_code[k]`` is feature
+    ``row_feat[k]``'s code); and the buffers of :func:`gather_node_entries`
+    and :func:`split_sparse_small_cls`, sized for a node below
+    ``SMALL_NODE`` rows.  One compiled call, so that the grower, whose
+    compilation grows faster than its code, carries neither the index's
+    construction nor its allocations.
     """
     if not use:
-        return np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64)
+        return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                np.zeros(0, np.uint8), np.zeros((0, n_stats)), np.zeros(0, np.int64))
     col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
-    row_pos = np.empty(Xb.shape[1], np.int64)
-    for i in range(row_pos.shape[0]):
+    n_features, n_samples = Xb.shape
+    row_pos = np.empty(n_samples, np.int64)
+    for i in range(n_samples):
         row_pos[i] = -1
     for p in range(idx.shape[0]):
         row_pos[idx[p]] = p
-    return col_ptr, col_rows, col_codes, row_pos
+    # each entry's code, from the column index (the codes matrix is read along its rows only)
+    row_code = np.empty(row_feat.shape[0], np.uint8)
+    fill = col_ptr[:n_features].copy()
+    for i in range(n_samples):
+        for k in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_feat[k]
+            row_code[k] = col_codes[fill[f]]
+            fill[f] += 1
+    # a small node holds at most the SMALL_NODE - 1 longest rows of the sample
+    lengths = np.empty(idx.shape[0], np.int64)
+    for p in range(idx.shape[0]):
+        lengths[p] = row_ptr[idx[p] + 1] - row_ptr[idx[p]]
+    lengths.sort()
+    most = 0
+    for p in range(max(0, lengths.shape[0] - (SMALL_NODE - 1)), lengths.shape[0]):
+        most += lengths[p]
+    return (col_ptr, col_rows, col_codes, row_pos, row_code, np.empty(n_features, np.int32),
+            np.empty(n_features, np.int64), np.empty(most, np.int64), np.empty(most, np.uint8),
+            np.empty((SMALL_NODE + 1, n_stats)), np.empty(SMALL_NODE + 1, np.int64))
+
+
+@njit
+def gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, counts, touched, ent_off, ent_pos, ent_code,
+                        fill):
+    """Count, per feature, the node's rows the row index lists, and with ``fill`` collect them per feature.
+
+    ``counts[f]`` (zero on entry for every feature) becomes the number of rows
+    of ``idx[start:end]`` whose code of feature ``f`` is not its dominant one,
+    and ``touched[:t]`` lists the ``t`` features (returned) with a nonzero
+    count: :func:`clear_node_entries` resets them.  With ``fill``, those rows'
+    node positions and codes are laid out feature after feature in
+    ``ent_pos`` / ``ent_code``: feature ``f``'s are the ``counts[f]`` entries
+    that end at ``ent_off[f]``, in node order.  Reads the node's index
+    entries, not its codes: sparse data list a few features per row.
+    """
+    t = 0
+    for p in range(start, end):
+        i = idx[p]
+        for k in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_feat[k]
+            if counts[f] == 0:
+                touched[t] = f
+                t += 1
+            counts[f] += 1
+    if fill:
+        acc = 0
+        for j in range(t):
+            f = touched[j]
+            ent_off[f] = acc
+            acc += counts[f]
+        for p in range(start, end):
+            i = idx[p]
+            for k in range(row_ptr[i], row_ptr[i + 1]):
+                f = row_feat[k]
+                q = ent_off[f]
+                ent_pos[q] = p
+                ent_code[q] = row_code[k]
+                ent_off[f] = q + 1
+    return t
+
+
+@njit
+def clear_node_entries(counts, touched, t):
+    """Reset ``counts`` of the ``t`` features :func:`gather_node_entries` listed in ``touched``."""
+    for j in range(t):
+        counts[touched[j]] = 0
+
+
+@njit
+def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, total, min_samples_leaf,
+                           min_weight_leaf, criterion, keys, samples, counts, groups, group_code, cum, tmp, miss, rec,
+                           cst, lo, hi):
+    """:func:`split_small_cls` of a feature with a dominant code, from its entries of :func:`gather_node_entries`.
+
+    The node's rows of feature ``f`` whose code is not ``dom`` are at node
+    positions ``ent_pos[lo_e:hi_e]`` with codes ``ent_code[lo_e:hi_e]``;
+    every other row holds ``dom``.  The rows are grouped by code (the
+    ``dom`` group's statistics are the node's ``total`` minus the others)
+    and the boundaries between groups are scanned as
+    :func:`._common.scan_sorted_for` scans rows: the same candidates, the
+    same boundary skipping, the same formulas, on sums of whole groups
+    instead of running sums.  Every weight an integer and the node's weight
+    below 2**26 (the caller's conditions) make every such sum, and every sum
+    of squared class weights, exact: the result is :func:`split_small_cls`'s,
+    bit for bit, for a cost in the node's entries of ``f`` instead of its
+    rows.  Returns True when the feature is not constant in the node.
+    """
+    n_stats = total.shape[0]
+    k = hi_e - lo_e
+    # the entries sorted by code (stable), NaN codes last
+    if k <= _INSERTION_MAX:
+        for j in range(k):
+            c = ent_code[lo_e + j]
+            q = j
+            while q > 0 and keys[q - 1] > c:
+                keys[q] = keys[q - 1]
+                samples[q] = samples[q - 1]
+                q -= 1
+            keys[q] = c
+            samples[q] = ent_pos[lo_e + j]
+    else:
+        counts[:] = 0
+        for j in range(lo_e, hi_e):
+            counts[ent_code[j]] += 1
+        acc = 0
+        for c in range(MISSING_BIN + 1):
+            m = counts[c]
+            counts[c] = acc
+            acc += m
+        for j in range(lo_e, hi_e):
+            c = ent_code[j]
+            q = counts[c]
+            counts[c] = q + 1
+            keys[q] = c
+            samples[q] = ent_pos[j]
+    # the groups in code order, the dominant one among them; NaN rows into miss
+    miss[:] = 0.0
+    n_groups = 0
+    dom_done = False
+    for s in range(n_stats):
+        cum[s] = total[s]  # becomes the dominant group's statistics
+    j = 0
+    while j < k:
+        c = keys[j]
+        if c == MISSING_BIN:
+            for jj in range(j, k):
+                p = samples[jj]
+                miss[0] += 1.0
+                miss[1] += w[p]
+                miss[2 + yk[p]] += w[p]
+            break
+        if not dom_done and c > dom:
+            group_code[n_groups] = dom
+            n_groups += 1
+            dom_done = True
+        g = n_groups
+        group_code[g] = int(c)
+        for s in range(n_stats):
+            groups[g, s] = 0.0
+        while j < k and keys[j] == c:
+            p = samples[j]
+            groups[g, 0] += 1.0
+            groups[g, 1] += w[p]
+            groups[g, 2 + yk[p]] += w[p]
+            j += 1
+        for s in range(n_stats):
+            cum[s] -= groups[g, s]
+        n_groups += 1
+    if not dom_done:
+        group_code[n_groups] = dom
+        n_groups += 1
+    # the dominant group: the node's totals minus the other groups and the NaN rows
+    d = -1
+    for g in range(n_groups):
+        if group_code[g] == dom:
+            d = g
+    for s in range(n_stats):
+        groups[d, s] = cum[s] - miss[s]
+    if groups[d, 0] == 0.0:  # every row of the node holds another code
+        for g in range(d, n_groups - 1):
+            group_code[g] = group_code[g + 1]
+            for s in range(n_stats):
+                groups[g, s] = groups[g + 1, s]
+        n_groups -= 1
+    if n_groups == 0 or (n_groups == 1 and miss[0] == 0.0):
+        return False
+    # the scan of scan_sorted_for, one boundary per group
+    incremental = criterion == GINI and miss[0] == 0.0
+    prune = min_samples_leaf <= 1 and min_weight_leaf <= 0.0 and cst == 0.0
+    cum[:] = 0.0
+    best = INF
+    best_g = -1
+    best_ml = 0.0
+    for g in range(n_groups):
+        for s in range(n_stats):
+            cum[s] += groups[g, s]
+        if g + 1 == n_groups:
+            if miss[0] == 0.0:
+                break
+        elif prune and _group_class(groups, g) >= 0 and _group_class(groups, g + 1) == _group_class(groups, g):
+            continue  # both groups hold one and the same class: never the best boundary
+        if incremental:
+            c = INF
+            ml = 0.0
+            if feasible(cum[0], cum[1], total, min_samples_leaf, min_weight_leaf) and (
+                    cst == 0.0 or monotone_ok(cum, total, cst, lo, hi, False)):
+                sq_left = 0.0
+                sq_right = 0.0
+                for s in range(2, n_stats):
+                    sq_left += cum[s] * cum[s]
+                    sq_right += (total[s] - cum[s]) * (total[s] - cum[s])
+                w_left = cum[1]
+                w_right = total[1] - w_left
+                c = (w_left - sq_left / w_left) + (w_right - sq_right / w_right)
+                ml = 1.0 if cum[0] > total[0] - cum[0] else 0.0
+        else:
+            c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi,
+                                 False)
+        if c < best:
+            best = c
+            best_g = g
+            best_ml = ml
+    if best < rec[REC_COST]:
+        rec[REC_COST] = best
+        rec[REC_FEATURE] = f
+        rec[REC_MISSING_LEFT] = best_ml
+        if best_g == n_groups - 1:
+            rec[REC_BIN] = MISSING_BIN - 1
+            rec[REC_THRESHOLD] = np.inf
+        else:
+            b = group_code[best_g]
+            rec[REC_BIN] = b
+            rec[REC_THRESHOLD] = edges[f, b]
+    return True
+
+
+@njit(inline="always")
+def _group_class(groups, g):
+    """The class of every row of group ``g`` (weights are positive), or -2 when it holds several."""
+    one = -1
+    for s in range(2, groups.shape[1]):
+        if groups[g, s] > 0.0:
+            if one >= 0:
+                return -2
+            one = s - 2
+    return one
 
 
 @njit
