@@ -519,16 +519,20 @@ def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
 
 
 @pytest.mark.parametrize("n_classes", [2, 4])
-def test_column_histogram_equals_the_node_build(n_classes):
-    """A large node's histogram built from a feature's stored codes is the one built from every row's code."""
+def test_column_search_equals_the_histogram_search(n_classes):
+    """A large node's search of a feature from its stored codes gives the histogram search's record, bit for bit."""
     from forestzoo._engine.binning import other_code_rows
-    from forestzoo._engine.splitters.hist import build_column_histogram_cls, build_node_histogram_cls, column_index
+    from forestzoo._engine.splitters._common import REC_COST, REC_FEATURE, REC_SIZE, reset_record
+    from forestzoo._engine.splitters.hist import (
+        build_node_histogram_cls, column_index, column_setup, split_column_cls, split_histogram_cls,
+    )
 
     rng = np.random.RandomState(7 + n_classes)
     n_features, n_samples, n_bins = 6, 2500, 40
     Xb = np.where(rng.uniform(size=(n_features, n_samples)) < 0.93, 3,
                   rng.randint(0, n_bins, size=(n_features, n_samples))).astype(np.uint8)
     Xb[rng.uniform(size=Xb.shape) < 0.01] = MISSING_BIN
+    Xb[4, 1000:] = 3  # a feature whose stored codes all lie in the first rows
     dominant = np.array([3, 3, -1, 3, 3, 3], np.int32)
     Xb[2] = rng.randint(0, n_bins, size=n_samples)  # no dominant code: not in the index
     row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size)
@@ -538,25 +542,40 @@ def test_column_histogram_equals_the_node_build(n_classes):
         expected = np.flatnonzero(Xb[f] != dominant[f]) if dominant[f] >= 0 else np.zeros(0, int)
         assert rows.tolist() == expected.tolist()
         assert col_codes[col_ptr[f]:col_ptr[f + 1]].tolist() == Xb[f, expected].tolist()
-    # a node: a sorted subset of the rows at positions start .. end - 1 of idx, node-ordered weights
+    # nodes: sorted subsets of the rows at positions start .. end - 1 of idx, node-ordered weights
     idx = np.sort(rng.choice(n_samples, 1900, replace=False)).astype(np.uint32)
-    row_pos = np.full(n_samples, -1, np.int64)
-    row_pos[idx] = np.arange(idx.size)
-    start, end = 150, 1700
+    n_stats = 2 + n_classes
+    (col_ptr, col_rows, col_codes, row_pos, _, _, _, ent_pos, ent_code, sort_code, sort_pos, groups,
+     group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
+    assert row_pos[idx].tolist() == list(range(idx.size))
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
-    total = np.zeros(2 + n_classes)
-    total[0] = end - start
-    total[1] = w[start:end].sum()
-    np.add.at(total, 2 + yk[start:end], w[start:end])
-    for f in (0, 1, 3, 4, 5):
-        node = np.full((256, 2 + n_classes), np.nan)
-        col = np.full((256, 2 + n_classes), np.nan)
-        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, np.empty(0), n_bins, node, 3, total)
-        build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk, n_bins, col, 3,
-                                   total)
-        np.testing.assert_array_equal(col[:n_bins], node[:n_bins])
-        np.testing.assert_array_equal(col[MISSING_BIN], node[MISSING_BIN])
+    edges = np.sort(rng.normal(size=(n_features, 256)), axis=1)
+    counts = np.empty(MISSING_BIN + 1, np.int64)
+    n_found = 0
+    for start, end in [(150, 1700), (1200, 1900), (0, 300)]:
+        total = np.zeros(n_stats)
+        total[0] = end - start
+        total[1] = w[start:end].sum()
+        np.add.at(total, 2 + yk[start:end], w[start:end])
+        for f in (0, 1, 3, 4, 5):
+            for criterion, min_samples_leaf in [(0, 1), (1, 1), (0, 40)]:
+                one, two = np.empty(REC_SIZE), np.empty(REC_SIZE)
+                reset_record(one)
+                reset_record(two)
+                one[REC_COST] = two[REC_COST] = 1e300  # a record to beat
+                hist = np.full((256, n_stats), np.nan)
+                build_node_histogram_cls(Xb[f], idx, start, end, w, yk, np.empty(0), n_bins, hist, 3, total)
+                a = split_histogram_cls(f, hist, n_bins, edges, total, min_samples_leaf, 0.0, criterion,
+                                        np.empty(n_stats), np.empty(n_stats), one, 0.0, -np.inf, np.inf)
+                b = split_column_cls(f, col_ptr, col_rows, col_codes, row_pos, start, end, 3, w, yk, edges, total,
+                                     min_samples_leaf, 0.0, criterion, ent_pos, ent_code, sort_code, sort_pos, counts,
+                                     groups, group_code, np.empty(n_stats), np.empty(n_stats), np.empty(n_stats), two,
+                                     0.0, -np.inf, np.inf)
+                assert a == b
+                np.testing.assert_array_equal(one, two)
+                n_found += one[REC_FEATURE] == f
+    assert n_found > 20
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -586,8 +605,8 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
     row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size)
     idx = np.sort(rng.choice(n_samples, 2600, replace=False)).astype(np.uint32)
     n_stats = 2 + n_classes
-    (col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups,
-     group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
+    (col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, sort_pos,
+     groups, group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
     if n_classes == 2:
@@ -623,7 +642,7 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
                                     0.0, criterion, keys, samples, np.empty(n_stats), counts, np.empty(n_stats),
                                     np.empty(n_stats), one, cst, lo, hi)
                 b = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - k, ent_off[f], dominant[f], w, yk,
-                                           edges, total, min_samples_leaf, 0.0, criterion, keys, samples, counts,
+                                           edges, total, min_samples_leaf, 0.0, criterion, sort_code, sort_pos, counts,
                                            groups, group_code, np.empty(n_stats), np.empty(n_stats),
                                            np.empty(n_stats), two, cst, lo, hi)
                 assert a == b

@@ -46,9 +46,9 @@ from .splitters._common import (
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
-    SMALL_NODE, build_column_histogram_cls, build_histogram_cls, build_histogram_reg, build_node_histogram_cls,
-    clear_node_entries, column_setup, gather_node_entries, integral_weights, split_histogram_cls, split_histogram_reg,
-    split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
+    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries, column_setup,
+    gather_node_entries, integral_weights, split_column_cls, split_histogram_cls, split_histogram_reg, split_small_cls,
+    split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -206,8 +206,8 @@ def find_split(
             # with the column scratch (integer weights, no node model), marks[f] counts the node's
             # entries of f, collected per feature, and a feature's search reads those alone: exact
             # while the node's weight keeps sums of squared class weights below 2**53
-            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
-                group_code = colbufs
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                sort_pos, groups, group_code = colbufs
             gathered = col_ptr.shape[0] > 0
             if gathered:
                 use_entries = tot[1] < 2.0 ** 26
@@ -243,11 +243,11 @@ def find_split(
                 if use_marks and marks[f] == 0 and dominant[f] >= 0:
                     ok = False  # every row of the node holds the dominant code: constant here
                 elif cols and use_entries and dominant[f] >= 0:
-                    col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
-                        group_code = colbufs
+                    col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                        sort_pos, groups, group_code = colbufs
                     ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
-                                                yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, keys,
-                                                samples, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
+                                                yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, sort_code,
+                                                sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
                     n_evals[0] += marks[f]
                 elif reg:
                     ok = split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
@@ -269,20 +269,22 @@ def find_split(
                 else:
                     by_column = False
                     if cols:
-                        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
-                            group_code = colbufs
-                        # a few stored codes: read those
+                        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
+                            sort_code, sort_pos, groups, group_code = colbufs
+                        # a few stored codes: search from those
                         by_column = col_ptr.shape[0] > 0 and dominant[f] >= 0 and 4 * (col_ptr[f + 1] - col_ptr[f]) < n
                         if by_column:
-                            build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk,
-                                                       n_bins[f], h, dominant[f], tot)
+                            ok = split_column_cls(f, col_ptr, col_rows, col_codes, row_pos, start, end, dominant[f], w,
+                                                  yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, ent_pos,
+                                                  ent_code, sort_code, sort_pos, counts, groups, group_code, cum, tmp,
+                                                  miss, rec, cst, lo, hi)
                             n_evals[0] += col_ptr[f + 1] - col_ptr[f]
                     if not by_column:
                         build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
                                                  dominant[f] if skip_bin else -1, tot)
                         n_evals[0] += n
-                    ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
-                                             cum, tmp, rec, cst, lo, hi)
+                        ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf,
+                                                 criterion, cum, tmp, rec, cst, lo, hi)
         else:
             if reg:
                 ok = split_exact_reg(f, Xf, idx, start, end, w, yk, yr, tot, min_samples_leaf, min_weight_leaf,
@@ -306,8 +308,8 @@ def find_split(
                 break
     if use_marks:
         if cols:
-            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, groups, \
-                group_code = colbufs
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                sort_pos, groups, group_code = colbufs
             if gathered:
                 clear_node_entries(marks, touched, n_touched)
         if not gathered:
@@ -765,16 +767,18 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         pend_bounds = borrow(pend_bounds)
         skip_bin = dominant.shape[0] > 0 and integral_weights(w)
         marks_own = np.zeros(n_features if is_hist and row_ptr.shape[0] > 0 else 0, np.int32)
-        # sparse data: a large node's histogram of a feature with a dominant code is built from the
-        # feature's other codes alone (splitters.hist.build_column_histogram_cls), which needs the
-        # column-wise index and each row's position in idx (kept up to date by every partition)
+        # sparse data: a large node searches a feature with a dominant code from the feature's other
+        # codes alone (splitters.hist.split_column_cls), which needs the column-wise index and each
+        # row's position in idx (kept up to date by every partition); a small node, from its entries
+        # of the row index (splitters.hist.split_sparse_small_cls)
         if COLS == 1:
             use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
             colbufs_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx, n_stats)
             row_pos = borrow(colbufs_own[3])
             colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), row_pos,
                        borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
-                       borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]))
+                       borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]),
+                       borrow(colbufs_own[11]), borrow(colbufs_own[12]))
         else:
             use_cols = False
             colbufs_own = ()

@@ -181,19 +181,21 @@ def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
     """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
 
     Returns ``(col_ptr, col_rows, col_codes, row_pos, row_code, touched,
-    ent_off, ent_pos, ent_code, groups, group_code)``: the column index of
-    :func:`column_index`; each row's position in ``idx`` (-1 if absent); the
-    code of each entry of the row index (``row_code[k]`` is feature
-    ``row_feat[k]``'s code); and the buffers of :func:`gather_node_entries`
-    and :func:`split_sparse_small_cls`, sized for a node below
-    ``SMALL_NODE`` rows.  One compiled call, so that the grower, whose
+    ent_off, ent_pos, ent_code, sort_code, sort_pos, groups, group_code)``:
+    the column index of :func:`column_index`; each row's position in ``idx``
+    (-1 if absent); the code of each entry of the row index (``row_code[k]``
+    is feature ``row_feat[k]``'s code); and the buffers of
+    :func:`gather_node_entries`, :func:`split_sparse_small_cls` and
+    :func:`split_column_cls`, sized for a node below ``SMALL_NODE`` rows and
+    for the longest column.  One compiled call, so that the grower, whose
     compilation grows faster than its code, carries neither the index's
     construction nor its allocations.
     """
     if not use:
         return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64),
                 np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                np.zeros(0, np.uint8), np.zeros((0, n_stats)), np.zeros(0, np.int64))
+                np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros((0, n_stats)),
+                np.zeros(0, np.int64))
     col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
     n_features, n_samples = Xb.shape
     row_pos = np.empty(n_samples, np.int64)
@@ -217,9 +219,12 @@ def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
     most = 0
     for p in range(max(0, lengths.shape[0] - (SMALL_NODE - 1)), lengths.shape[0]):
         most += lengths[p]
+    for f in range(n_features):
+        most = max(most, col_ptr[f + 1] - col_ptr[f])
     return (col_ptr, col_rows, col_codes, row_pos, row_code, np.empty(n_features, np.int32),
             np.empty(n_features, np.int64), np.empty(most, np.int64), np.empty(most, np.uint8),
-            np.empty((SMALL_NODE + 1, n_stats)), np.empty(SMALL_NODE + 1, np.int64))
+            np.empty(most, np.uint8), np.empty(most, np.int64), np.empty((MISSING_BIN + 1, n_stats)),
+            np.empty(MISSING_BIN + 1, np.int64))
 
 
 @njit
@@ -270,23 +275,19 @@ def clear_node_entries(counts, touched, t):
 
 
 @njit
-def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, total, min_samples_leaf,
-                           min_weight_leaf, criterion, keys, samples, counts, groups, group_code, cum, tmp, miss, rec,
-                           cst, lo, hi):
-    """:func:`split_small_cls` of a feature with a dominant code, from its entries of :func:`gather_node_entries`.
+def _group_entries(ent_pos, ent_code, lo_e, hi_e, dom, w, yk, total, sort_code, sort_pos, counts, groups, group_code,
+                   cum, miss):
+    """The node's rows of one feature as groups of equal codes, in code order; returns their number.
 
-    The node's rows of feature ``f`` whose code is not ``dom`` are at node
-    positions ``ent_pos[lo_e:hi_e]`` with codes ``ent_code[lo_e:hi_e]``;
-    every other row holds ``dom``.  The rows are grouped by code (the
-    ``dom`` group's statistics are the node's ``total`` minus the others)
-    and the boundaries between groups are scanned as
-    :func:`._common.scan_sorted_for` scans rows: the same candidates, the
-    same boundary skipping, the same formulas, on sums of whole groups
-    instead of running sums.  Every weight an integer and the node's weight
-    below 2**26 (the caller's conditions) make every such sum, and every sum
-    of squared class weights, exact: the result is :func:`split_small_cls`'s,
-    bit for bit, for a cost in the node's entries of ``f`` instead of its
-    rows.  Returns True when the feature is not constant in the node.
+    The rows whose code is not the feature's dominant code ``dom`` are at
+    node positions ``ent_pos[lo_e:hi_e]`` with codes ``ent_code[lo_e:hi_e]``;
+    every other row of the node holds ``dom``.  Group ``g`` holds code
+    ``group_code[g]`` and the statistics ``groups[g]`` (rows, weight, class
+    weights); the ``dom`` group's are the node's ``total`` minus the other
+    groups and the NaN rows, and it is left out when it holds no row.  The
+    NaN rows' statistics go to ``miss``.  Exact when every weight is an
+    integer (the callers' condition): each group's sums are then those of
+    any order of its rows.
     """
     n_stats = total.shape[0]
     k = hi_e - lo_e
@@ -295,12 +296,12 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
         for j in range(k):
             c = ent_code[lo_e + j]
             q = j
-            while q > 0 and keys[q - 1] > c:
-                keys[q] = keys[q - 1]
-                samples[q] = samples[q - 1]
+            while q > 0 and sort_code[q - 1] > c:
+                sort_code[q] = sort_code[q - 1]
+                sort_pos[q] = sort_pos[q - 1]
                 q -= 1
-            keys[q] = c
-            samples[q] = ent_pos[lo_e + j]
+            sort_code[q] = c
+            sort_pos[q] = ent_pos[lo_e + j]
     else:
         counts[:] = 0
         for j in range(lo_e, hi_e):
@@ -314,34 +315,33 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
             c = ent_code[j]
             q = counts[c]
             counts[c] = q + 1
-            keys[q] = c
-            samples[q] = ent_pos[j]
-    # the groups in code order, the dominant one among them; NaN rows into miss
+            sort_code[q] = c
+            sort_pos[q] = ent_pos[j]
     miss[:] = 0.0
-    n_groups = 0
-    dom_done = False
     for s in range(n_stats):
         cum[s] = total[s]  # becomes the dominant group's statistics
+    n_groups = 0
+    d = -1
     j = 0
     while j < k:
-        c = keys[j]
+        c = sort_code[j]
         if c == MISSING_BIN:
             for jj in range(j, k):
-                p = samples[jj]
+                p = sort_pos[jj]
                 miss[0] += 1.0
                 miss[1] += w[p]
                 miss[2 + yk[p]] += w[p]
             break
-        if not dom_done and c > dom:
-            group_code[n_groups] = dom
+        if d < 0 and c > dom:
+            d = n_groups
+            group_code[d] = dom
             n_groups += 1
-            dom_done = True
         g = n_groups
-        group_code[g] = int(c)
+        group_code[g] = c
         for s in range(n_stats):
             groups[g, s] = 0.0
-        while j < k and keys[j] == c:
-            p = samples[j]
+        while j < k and sort_code[j] == c:
+            p = sort_pos[j]
             groups[g, 0] += 1.0
             groups[g, 1] += w[p]
             groups[g, 2 + yk[p]] += w[p]
@@ -349,14 +349,10 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
         for s in range(n_stats):
             cum[s] -= groups[g, s]
         n_groups += 1
-    if not dom_done:
-        group_code[n_groups] = dom
+    if d < 0:
+        d = n_groups
+        group_code[d] = dom
         n_groups += 1
-    # the dominant group: the node's totals minus the other groups and the NaN rows
-    d = -1
-    for g in range(n_groups):
-        if group_code[g] == dom:
-            d = g
     for s in range(n_stats):
         groups[d, s] = cum[s] - miss[s]
     if groups[d, 0] == 0.0:  # every row of the node holds another code
@@ -365,6 +361,30 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
             for s in range(n_stats):
                 groups[g, s] = groups[g + 1, s]
         n_groups -= 1
+    return n_groups
+
+
+@njit
+def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, total, min_samples_leaf,
+                           min_weight_leaf, criterion, sort_code, sort_pos, counts, groups, group_code, cum, tmp, miss,
+                           rec, cst, lo, hi):
+    """:func:`split_small_cls` of a feature with a dominant code, from its entries of :func:`gather_node_entries`.
+
+    The node's rows of feature ``f`` whose code is not ``dom`` are at node
+    positions ``ent_pos[lo_e:hi_e]`` with codes ``ent_code[lo_e:hi_e]``;
+    every other row holds ``dom``.  The rows are grouped by code
+    (:func:`_group_entries`) and the boundaries between groups are scanned
+    as :func:`._common.scan_sorted_for` scans rows: the same candidates, the
+    same boundary skipping, the same formulas, on sums of whole groups
+    instead of running sums.  Every weight an integer and the node's weight
+    below 2**26 (the caller's conditions) make every such sum, and every sum
+    of squared class weights, exact: the result is :func:`split_small_cls`'s,
+    bit for bit, for a cost in the node's entries of ``f`` instead of its
+    rows.  Returns True when the feature is not constant in the node.
+    """
+    n_stats = total.shape[0]
+    n_groups = _group_entries(ent_pos, ent_code, lo_e, hi_e, dom, w, yk, total, sort_code, sort_pos, counts, groups,
+                              group_code, cum, miss)
     if n_groups == 0 or (n_groups == 1 and miss[0] == 0.0):
         return False
     # the scan of scan_sorted_for, one boundary per group
@@ -417,6 +437,60 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
     return True
 
 
+@njit
+def split_column_cls(f, col_ptr, col_rows, col_codes, row_pos, start, end, dom, w, yk, edges, total,
+                     min_samples_leaf, min_weight_leaf, criterion, ent_pos, ent_code, sort_code, sort_pos, counts,
+                     groups, group_code, cum, tmp, miss, rec, cst, lo, hi):
+    """:func:`split_histogram_cls` of a feature with a dominant code ``dom``, from its column index.
+
+    Collects the node's rows among the feature's stored codes (those of
+    :func:`column_index` whose position ``row_pos[row]`` lies in ``start ..
+    end - 1``), groups them by code (:func:`_group_entries`, the ``dom``
+    group from the node's totals) and scans the groups as
+    :func:`_split_histogram` scans the nonempty bins of the histogram
+    :func:`build_node_histogram_cls` would build with ``skip = dom``: the
+    same sums (exact, every weight an integer: the caller's condition), the
+    same candidates and formulas, so the same record.  The cost is the
+    feature's stored codes, not the histogram's bins.  Returns True when the
+    feature is not constant in the node.
+    """
+    n_stats = total.shape[0]
+    k = 0
+    for q in range(col_ptr[f], col_ptr[f + 1]):
+        p = row_pos[col_rows[q]]
+        if p >= start and p < end:
+            ent_pos[k] = p
+            ent_code[k] = col_codes[q]
+            k += 1
+    n_groups = _group_entries(ent_pos, ent_code, 0, k, dom, w, yk, total, sort_code, sort_pos, counts, groups,
+                              group_code, cum, miss)
+    n_values = total[0] - miss[0]
+    if n_values <= 0.0:
+        return False
+    cum[:] = 0.0
+    for g in range(n_groups):
+        for s in range(n_stats):
+            cum[s] += groups[g, s]
+        last = cum[0] >= n_values
+        if last and miss[0] == 0.0:
+            break
+        c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, False)
+        if c < rec[REC_COST]:
+            rec[REC_COST] = c
+            rec[REC_FEATURE] = f
+            rec[REC_MISSING_LEFT] = ml
+            if last:  # every value left, NaN right
+                rec[REC_BIN] = MISSING_BIN - 1
+                rec[REC_THRESHOLD] = np.inf
+            else:
+                b = group_code[g]
+                rec[REC_BIN] = b
+                rec[REC_THRESHOLD] = edges[f, b]
+        if last:
+            break
+    return n_groups > 1 or (n_groups == 1 and miss[0] > 0.0)
+
+
 @njit(inline="always")
 def _group_class(groups, g):
     """The class of every row of group ``g`` (weights are positive), or -2 when it holds several."""
@@ -427,31 +501,6 @@ def _group_class(groups, g):
                 return -2
             one = s - 2
     return one
-
-
-@njit
-def build_column_histogram_cls(col_ptr, col_rows, col_codes, f, row_pos, start, end, w, yk, n_bins, hist, skip,
-                               total):
-    """:func:`build_node_histogram_cls` with ``skip`` = feature ``f``'s dominant code, from its column index.
-
-    Reads only the rows of :func:`column_index` (the codes other than
-    ``skip``) and keeps those whose position ``row_pos[row]`` lies in the
-    node ``start .. end - 1``, instead of reading the code of every row of
-    the node.  The node's rows are sorted, as the column's are, so each bin
-    sums the same rows in the same order as :func:`build_node_histogram_cls`:
-    the histogram is identical.
-    """
-    hist[:n_bins, :] = 0.0
-    hist[MISSING_BIN, :] = 0.0
-    for k in range(col_ptr[f], col_ptr[f + 1]):
-        p = row_pos[col_rows[k]]
-        if p >= start and p < end:
-            b = col_codes[k]
-            wi = w[p]
-            hist[b, 0] += 1.0
-            hist[b, 1] += wi
-            hist[b, 2 + yk[p]] += wi
-    _fill_skipped_bin(hist, n_bins, skip, total)
 
 
 @njit
