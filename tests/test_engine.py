@@ -487,6 +487,39 @@ def test_dominant_codes_are_the_codes_of_more_than_half_the_rows():
     assert dominant_codes(Xb, n_bins).tolist() == expected
 
 
+@pytest.mark.parametrize("max_bins", [255, 8])
+def test_sparse_binning_equals_the_dense_one(max_bins):
+    """Edges, codes, dominant codes and the row index of a CSC matrix are those of the same dense matrix."""
+    import scipy.sparse as sp
+    from forestzoo._engine.binning import dominant_codes, other_code_rows
+
+    rng = np.random.RandomState(3)
+    n = 400
+    dense = np.zeros((n, 9))
+    for f, share in enumerate([0.01, 0.2, 0.49, 0.5, 0.51, 0.9, 1.0, 0.0, 0.3]):
+        rows = rng.uniform(size=n) < share
+        dense[rows, f] = np.round(rng.normal(size=rows.sum()) * 4) / 4  # ties, negatives, and some zeros
+    dense[rng.uniform(size=n) < 0.05, 1] = np.nan
+    dense[:5, 8] = -0.0
+    rows, cols = np.nonzero(dense != 0)
+    zeros = [np.flatnonzero(dense[:, 0] == 0)[3], np.flatnonzero(dense[:, 2] == 0)[5]]
+    rows, cols = np.append(rows, zeros), np.append(cols, [0, 2])  # two explicit zeros, stored
+    X = sp.csc_matrix((dense[rows, cols], (rows, cols)), shape=dense.shape)
+    X.sum_duplicates()
+    assert X.nnz == np.count_nonzero(dense) + 2
+    edges, n_bins = compute_bin_edges(X, max_bins)
+    d_edges, d_bins = compute_bin_edges(dense, max_bins)
+    np.testing.assert_array_equal(edges, d_edges)
+    np.testing.assert_array_equal(n_bins, d_bins)
+    Xb = bin_data(X, edges, n_bins)
+    np.testing.assert_array_equal(Xb, bin_data(dense, edges, n_bins))
+    dominant = dominant_codes(Xb, n_bins, edges, X)
+    np.testing.assert_array_equal(dominant, dominant_codes(Xb, n_bins))
+    assert (dominant >= 0).sum() >= 5
+    for a, b in zip(other_code_rows(Xb, dominant, Xb.size, X), other_code_rows(Xb, dominant, Xb.size)):
+        np.testing.assert_array_equal(a, b)
+
+
 @pytest.mark.parametrize("n_classes", [2, 5])
 def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
     from forestzoo._engine.splitters.hist import build_histogram_cls, build_node_histogram_cls, integral_weights

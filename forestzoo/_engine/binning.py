@@ -29,27 +29,56 @@ def _feature_edges(col, max_bins):
     return _sorted_edges(np.sort(col[~np.isnan(col)].astype(np.float64)), max_bins)
 
 
-def _sparse_sorted_column(X, f):
-    """The non-NaN values of column ``f`` of the CSC matrix ``X``, sorted (float64), implicit zeros included."""
+def _sparse_column_edges(X, f, max_bins):
+    """:func:`_sorted_edges` of column ``f`` of the CSC matrix ``X``, implicit zeros included.
+
+    The sorted column is its sorted stored values with the implicit zeros
+    inserted where 0 belongs; it is not built.  Its distinct values are
+    those of the stored values with one zero inserted (a run of equal values
+    contributes its first), and its quantiles are read through their ranks:
+    the same edges, for a cost in the stored values instead of the rows.
+    """
     lo, hi = X.indptr[f], X.indptr[f + 1]
     stored = X.data[lo:hi]
     stored = np.sort(stored[~np.isnan(stored)].astype(np.float64))
+    n_zeros = X.shape[0] - (hi - lo)
+    if n_zeros == 0:
+        return _sorted_edges(stored, max_bins)
     at = np.searchsorted(stored, 0.0)
-    return np.concatenate((stored[:at], np.zeros(X.shape[0] - (hi - lo)), stored[at:]))
+
+    def values_at(i):
+        out = np.zeros(i.size)
+        below = i < at
+        out[below] = stored[i[below]]
+        above = i >= at + n_zeros
+        out[above] = stored[i[above] - n_zeros]
+        return out
+
+    compressed = np.concatenate((stored[:at], np.zeros(1), stored[at:]))
+    return _edges_of_sorted(_distinct(compressed), stored.size + n_zeros, values_at, max_bins)
+
+
+def _distinct(col):
+    """The first value of every run of equal values of the sorted ``col``."""
+    return col[np.concatenate(([True], col[1:] != col[:-1]))]
 
 
 def _sorted_edges(col, max_bins):
     """:func:`_feature_edges` of a column already sorted, NaN removed."""
     if col.size == 0:
         return np.zeros(0, dtype=np.float64)
-    uniq = col[np.concatenate(([True], col[1:] != col[:-1]))]
+    return _edges_of_sorted(_distinct(col), col.size, lambda i: col[i], max_bins)
+
+
+def _edges_of_sorted(uniq, size, values_at, max_bins):
+    """Edges of a sorted column of ``size`` values, given its distinct values and its values at given ranks."""
     if uniq.size <= max_bins:
         lo, hi = uniq[:-1], uniq[1:]
     else:
         # quantile cut points of the sorted column, then snapped between
         # observed values so that no two edges share a pair of distinct values
-        ranks = np.linspace(0, col.size - 1, max_bins + 1)[1:-1]
-        qs = col[np.round(ranks).astype(np.int64)]
+        ranks = np.linspace(0, size - 1, max_bins + 1)[1:-1]
+        qs = values_at(np.round(ranks).astype(np.int64))
         pos = np.unique(np.clip(np.searchsorted(uniq, qs, side="left"), 1, uniq.size - 1))
         lo, hi = uniq[pos - 1], uniq[pos]
     mid = 0.5 * (lo + hi)
@@ -91,7 +120,7 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
     def edges_of(f_lo, f_hi):
         for f in range(f_lo, f_hi):
             if sp.issparse(X):
-                e = _sorted_edges(_sparse_sorted_column(X, f), max_bins)
+                e = _sparse_column_edges(X, f, max_bins)
             else:
                 e = _feature_edges(X[:, f], max_bins)
             edges[f, : e.size] = e
@@ -153,18 +182,26 @@ def _bin_csc_columns(data, indices, indptr, edges, n_bins, out, f_lo, f_hi):
             out[f, indices[k]] = _code(edges, f, n_edges, data[k])
 
 
-def dominant_codes(Xb, n_bins):
+def dominant_codes(Xb, n_bins, edges=None, X=None):
     """Per feature, the value code that more than half of the rows hold, or -1.
 
     ``Xb`` is the ``(n_features, n_samples)`` code matrix of :func:`bin_data`.
     Such a bin (the zeros of a sparse column, the common level of a binary
     or one-hot feature) is the one the histogram builder may leave out and
     compute from the node's totals (:func:`.splitters.hist.build_node_histogram_cls`).
-    numpy's ``bincount`` per feature: nothing to compile on first use.
+    numpy's ``bincount`` per feature: nothing to compile on first use.  With
+    the CSC matrix ``X`` that ``Xb`` codes and its ``edges``, a column with
+    fewer stored entries than half its rows is not read: more than half of
+    its rows hold the code of 0.
     """
     n_features, n_samples = Xb.shape
     out = np.full(n_features, -1, np.int32)
-    for f in range(n_features):
+    zero_bin_known = np.zeros(n_features, bool)
+    if X is not None:
+        zero_bin_known = 2 * np.diff(X.indptr) < n_samples
+        zero_code = np.count_nonzero(edges < 0.0, axis=1)  # the code of 0: edges strictly below it (padding is +inf)
+        out[zero_bin_known] = zero_code[zero_bin_known]
+    for f in np.flatnonzero(~zero_bin_known):
         counts = np.bincount(Xb[f], minlength=256)[:n_bins[f]]
         if counts.size:
             b = int(np.argmax(counts))
@@ -173,7 +210,7 @@ def dominant_codes(Xb, n_bins):
     return out
 
 
-def other_code_rows(Xb, dominant, max_entries):
+def other_code_rows(Xb, dominant, max_entries, X=None):
     """Row-wise index of the codes that differ from their feature's dominant code.
 
     Returns ``(row_ptr, row_feat)``: row ``i`` holds, in
@@ -184,14 +221,22 @@ def other_code_rows(Xb, dominant, max_entries):
     in every row: it is constant there, and the split search skips it
     without reading its codes.  Both arrays are empty when there would be
     more than ``max_entries`` entries (the data are not sparse enough for the
-    index to pay) or when no feature has a dominant code.
+    index to pay) or when no feature has a dominant code.  With the CSC
+    matrix ``X`` that ``Xb`` codes, a feature whose dominant code is the
+    code of 0 (all of its rows but the stored ones hold it) is read at its
+    stored rows only.
     """
     n_samples = Xb.shape[1]
     empty = np.zeros(0, np.int64), np.zeros(0, np.int32)
     features = np.flatnonzero(dominant >= 0)
     rows, total = [], 0
     for f in features:
-        r = np.flatnonzero(Xb[f] != dominant[f])
+        if X is not None and 2 * (X.indptr[f + 1] - X.indptr[f]) < n_samples:
+            # the implicit zeros hold the dominant code (see dominant_codes)
+            stored = X.indices[X.indptr[f]:X.indptr[f + 1]]
+            r = stored[Xb[f, stored] != dominant[f]].astype(np.int64)
+        else:
+            r = np.flatnonzero(Xb[f] != dominant[f])
         total += r.size
         if total > max_entries:
             return empty

@@ -87,9 +87,10 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed, n_threads=n_threads)
         Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
-        dominant = dominant_codes(Xb, n_bins)
+        csc = X if sp.issparse(X) else None
+        dominant = dominant_codes(Xb, n_bins, edges, csc)
         # an index of at most an eighth of the codes: half the bytes of Xb at most
-        row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size // 8)
+        row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size // 8, csc)
     else:
         edges = np.empty((n_features, 0), dtype=np.float64)
         n_bins = np.zeros(n_features, dtype=np.int32)
