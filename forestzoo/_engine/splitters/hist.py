@@ -144,6 +144,16 @@ def _fill_skipped_bin(hist, n_bins, skip, total):
         hist[skip, s] -= hist[MISSING_BIN, s]
 
 
+@njit(inline="always")
+def _record_split(rec, cost, f, missing_left, b, edges):
+    """Write a winning candidate into ``rec``: rows with code ``<= b`` go left (``MISSING_BIN - 1``: every value)."""
+    rec[REC_COST] = cost
+    rec[REC_FEATURE] = f
+    rec[REC_MISSING_LEFT] = missing_left
+    rec[REC_BIN] = b
+    rec[REC_THRESHOLD] = np.inf if b == MISSING_BIN - 1 else edges[f, b]
+
+
 @njit
 def column_index(row_ptr, row_feat, Xb):
     """The column-wise twin of :func:`..binning.other_code_rows`: per feature, its rows and codes.
@@ -424,16 +434,7 @@ def split_sparse_small_cls(f, ent_pos, ent_code, lo_e, hi_e, dom, w, yk, edges, 
             best_g = g
             best_ml = ml
     if best < rec[REC_COST]:
-        rec[REC_COST] = best
-        rec[REC_FEATURE] = f
-        rec[REC_MISSING_LEFT] = best_ml
-        if best_g == n_groups - 1:
-            rec[REC_BIN] = MISSING_BIN - 1
-            rec[REC_THRESHOLD] = np.inf
-        else:
-            b = group_code[best_g]
-            rec[REC_BIN] = b
-            rec[REC_THRESHOLD] = edges[f, b]
+        _record_split(rec, best, f, best_ml, MISSING_BIN - 1 if best_g == n_groups - 1 else group_code[best_g], edges)
     return True
 
 
@@ -475,17 +476,8 @@ def split_column_cls(f, col_ptr, col_rows, col_codes, row_pos, start, end, dom, 
         if last and miss[0] == 0.0:
             break
         c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, False)
-        if c < rec[REC_COST]:
-            rec[REC_COST] = c
-            rec[REC_FEATURE] = f
-            rec[REC_MISSING_LEFT] = ml
-            if last:  # every value left, NaN right
-                rec[REC_BIN] = MISSING_BIN - 1
-                rec[REC_THRESHOLD] = np.inf
-            else:
-                b = group_code[g]
-                rec[REC_BIN] = b
-                rec[REC_THRESHOLD] = edges[f, b]
+        if c < rec[REC_COST]:  # last: every value left, NaN right
+            _record_split(rec, c, f, ml, MISSING_BIN - 1 if last else group_code[g], edges)
         if last:
             break
     return n_groups > 1 or (n_groups == 1 and miss[0] > 0.0)
@@ -600,11 +592,7 @@ def _split_histogram_sq(f, hist, n_bins, edges, total, min_samples_leaf, min_wei
         if last:
             break
     if best_bin > -2:
-        rec[REC_COST] = best
-        rec[REC_FEATURE] = f
-        rec[REC_MISSING_LEFT] = best_ml
-        rec[REC_BIN] = best_bin
-        rec[REC_THRESHOLD] = np.inf if best_bin == MISSING_BIN - 1 else edges[f, best_bin]
+        _record_split(rec, best, f, best_ml, best_bin, edges)
     return n_nonempty > 1 or (n_nonempty == 1 and n_miss > 0.0)
 
 
@@ -637,16 +625,8 @@ def _split_histogram(f, hist, n_bins, edges, total, min_samples_leaf, min_weight
         if last and miss[0] == 0.0:
             break
         c, ml = evaluate_for(cum, miss, total, min_samples_leaf, min_weight_leaf, criterion, tmp, cst, lo, hi, reg)
-        if c < rec[REC_COST]:
-            rec[REC_COST] = c
-            rec[REC_FEATURE] = f
-            rec[REC_MISSING_LEFT] = ml
-            if last:  # every value left, NaN right
-                rec[REC_BIN] = MISSING_BIN - 1
-                rec[REC_THRESHOLD] = np.inf
-            else:
-                rec[REC_BIN] = b
-                rec[REC_THRESHOLD] = edges[f, b]
+        if c < rec[REC_COST]:  # last: every value left, NaN right
+            _record_split(rec, c, f, ml, MISSING_BIN - 1 if last else b, edges)
         if last:
             break
     return n_nonempty > 1 or (n_nonempty == 1 and miss[0] > 0.0)
@@ -765,16 +745,7 @@ def _split_small(f, codes, idx, start, end, w, yk, yr, edges, total, min_samples
         cost, pos, ml = scan_sorted_cls(keys, samples, m, miss, total, w, yk, yr, min_samples_leaf, min_weight_leaf,
                                         criterion, cum, tmp, cst, lo, hi)
     if cost < rec[REC_COST]:
-        rec[REC_COST] = cost
-        rec[REC_FEATURE] = f
-        rec[REC_MISSING_LEFT] = ml
-        if pos == m - 1:
-            rec[REC_BIN] = MISSING_BIN - 1
-            rec[REC_THRESHOLD] = np.inf
-        else:
-            b = int(keys[pos])
-            rec[REC_BIN] = b
-            rec[REC_THRESHOLD] = edges[f, b]
+        _record_split(rec, cost, f, ml, MISSING_BIN - 1 if pos == m - 1 else int(keys[pos]), edges)
     return True
 
 
