@@ -59,7 +59,8 @@ from .grower import (
 from .rng import rng_randint, rng_uniform
 from .splitters import EXACT, HIST, RANDOM
 from .splitters._common import (
-    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, reset_record, same_value,
+    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, insert_sorted, reset_record,
+    same_value,
 )
 from .splitters.absolute import _scan_groups, _two_side_errors, prefix_errors, rank_node
 from .splitters.exact import midpoint
@@ -241,15 +242,7 @@ def _sort_pairs(keys, pos, m):
     """Sort ``keys[:m]`` ascending, ``pos`` along (insertion sort for small ``m``, else argsort)."""
     if m <= _INSERTION_MAX:
         for j in range(1, m):
-            k = keys[j]
-            p = pos[j]
-            q = j
-            while q > 0 and keys[q - 1] > k:
-                keys[q] = keys[q - 1]
-                pos[q] = pos[q - 1]
-                q -= 1
-            keys[q] = k
-            pos[q] = p
+            insert_sorted(keys, pos, j, keys[j], pos[j])
         return
     order = np.argsort(keys[:m], kind="mergesort")
     sk = keys[:m][order]

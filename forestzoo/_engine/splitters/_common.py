@@ -65,6 +65,18 @@ def is_perfect_split(cost, criterion):
 
 
 @njit(inline="always")
+def insert_sorted(keys, vals, m, key, val):
+    """One step of an insertion sort: ``key`` (``val`` beside it) into the sorted ``keys[:m]``, after equal keys."""
+    q = m
+    while q > 0 and keys[q - 1] > key:
+        keys[q] = keys[q - 1]
+        vals[q] = vals[q - 1]
+        q -= 1
+    keys[q] = key
+    vals[q] = val
+
+
+@njit(inline="always")
 def add_sample_for(s, sign, wi, yk_i, yr_i, criterion, reg):
     """``s += sign * stats(one sample)``; ``reg``: whether ``criterion`` is a regression one."""
     s[0] += sign

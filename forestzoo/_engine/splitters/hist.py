@@ -7,7 +7,7 @@ from ..binning import MISSING_BIN
 from ..criteria import GINI, SQUARED_ERROR
 from ._common import (
     INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_THRESHOLD, add_sample_for, evaluate_for, feasible,
-    monotone_ok, ratios_ok, scan_sorted_cls, scan_sorted_reg,
+    insert_sorted, monotone_ok, ratios_ok, scan_sorted_cls, scan_sorted_reg,
 )
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
@@ -304,14 +304,7 @@ def _group_entries(ent_pos, ent_code, lo_e, hi_e, dom, w, yk, total, sort_code, 
     # the entries sorted by code (stable), NaN codes last
     if k <= _INSERTION_MAX:
         for j in range(k):
-            c = ent_code[lo_e + j]
-            q = j
-            while q > 0 and sort_code[q - 1] > c:
-                sort_code[q] = sort_code[q - 1]
-                sort_pos[q] = sort_pos[q - 1]
-                q -= 1
-            sort_code[q] = c
-            sort_pos[q] = ent_pos[lo_e + j]
+            insert_sorted(sort_code, sort_pos, j, ent_code[lo_e + j], ent_pos[lo_e + j])
     else:
         counts[:] = 0
         for j in range(lo_e, hi_e):
@@ -676,13 +669,7 @@ def _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples,
             if c == MISSING_BIN:
                 add_sample_for(miss, 1.0, w[p], yk[p], yr[p], criterion, reg)
                 continue
-            q = m
-            while q > 0 and keys[q - 1] > c:
-                keys[q] = keys[q - 1]
-                samples[q] = samples[q - 1]
-                q -= 1
-            keys[q] = c
-            samples[q] = p
+            insert_sorted(keys, samples, m, c, p)
             m += 1
         return m
     counts[:] = 0
