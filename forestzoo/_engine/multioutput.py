@@ -411,13 +411,7 @@ def _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edge
             if c == MISSING_BIN:
                 _add_split(miss, w[p], Y, p, clf, n_out, K)
                 continue
-            q = m
-            while q > 0 and keys[q - 1] > c:
-                keys[q] = keys[q - 1]
-                pos[q] = pos[q - 1]
-                q -= 1
-            keys[q] = c
-            pos[q] = p
+            insert_sorted(keys, pos, m, c, p)
             m += 1
         return _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf,
                              min_weight_leaf, edges, cum, tmp, rec)

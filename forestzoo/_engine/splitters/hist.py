@@ -309,11 +309,7 @@ def _group_entries(ent_pos, ent_code, lo_e, hi_e, dom, w, yk, total, sort_code, 
         counts[:] = 0
         for j in range(lo_e, hi_e):
             counts[ent_code[j]] += 1
-        acc = 0
-        for c in range(MISSING_BIN + 1):
-            m = counts[c]
-            counts[c] = acc
-            acc += m
+        _first_positions(counts, MISSING_BIN + 1)
         for j in range(lo_e, hi_e):
             c = ent_code[j]
             q = counts[c]
@@ -675,12 +671,7 @@ def _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples,
     counts[:] = 0
     for p in range(start, end):
         counts[codes[idx[p]]] += 1
-    # exclusive prefix sums give each code its first output position
-    acc = 0
-    for c in range(MISSING_BIN):
-        k = counts[c]
-        counts[c] = acc
-        acc += k
+    acc = _first_positions(counts, MISSING_BIN)
     for p in range(start, end):
         i = idx[p]
         c = codes[i]
@@ -691,6 +682,17 @@ def _sort_codes_for(codes, idx, start, end, w, yk, yr, criterion, keys, samples,
         counts[c] = q + 1
         keys[q] = c
         samples[q] = p
+    return acc
+
+
+@njit(inline="always")
+def _first_positions(counts, n):
+    """Counting sort: ``counts[:n]`` (rows per code) becomes each code's first output position; returns the total."""
+    acc = 0
+    for c in range(n):
+        k = counts[c]
+        counts[c] = acc
+        acc += k
     return acc
 
 
