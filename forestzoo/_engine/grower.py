@@ -186,9 +186,9 @@ def find_split(
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
     ``cols`` is the grower's constant ``COLS``: whether a large node may
-    build a histogram from a feature's column index and a small node search
-    a feature from its entries of the row index (pruned when 0); ``bufs[-1]``
-    then holds the arrays of :func:`.splitters.hist.column_setup`.
+    search a feature from its column index and a small node from its entries
+    of the row index (pruned when 0); ``bufs[-1]`` then holds the arrays of
+    :func:`.splitters.hist.column_setup`.
     """
     keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, colbufs = bufs
     reset_record(rec)
