@@ -520,6 +520,68 @@ def test_sparse_binning_equals_the_dense_one(max_bins):
         np.testing.assert_array_equal(a, b)
 
 
+def _plain_quantile_edges(col, max_bins):
+    """Reference: the edges of equal-row bins, cut at ranks round(i (n - 1) / max_bins) and snapped between values."""
+    col = np.sort(col[~np.isnan(col)])
+    uniq = np.unique(col)
+    if uniq.size <= max_bins:
+        pos = np.arange(1, uniq.size)
+    else:
+        ranks = np.round(np.linspace(0, col.size - 1, max_bins + 1)[1:-1]).astype(int)
+        pos = np.unique(np.clip(np.searchsorted(uniq, col[ranks]), 1, uniq.size - 1))
+    mid = 0.5 * (uniq[pos - 1] + uniq[pos])
+    return np.where(mid >= uniq[pos], uniq[pos - 1], mid)
+
+
+def _columns_with_heavy_values(rng):
+    n = 20000
+    cols = [np.zeros(n) for _ in range(5)]
+    some = rng.choice(n, 800, replace=False)
+    cols[0][some] = rng.uniform(size=800)  # 96 % zeros, 800 positives (a sparse column)
+    cols[1][some] = rng.normal(size=800)  # zeros between negatives and positives
+    cols[2] = np.where(rng.uniform(size=n) < 0.3, 1.5, rng.normal(size=n))  # a common level inside the range
+    cols[2][rng.uniform(size=n) < 0.1] = -2.0  # and a second one
+    cols[3] = rng.normal(size=n)  # no heavy value
+    cols[3][rng.uniform(size=n) < 0.2] = np.nan
+    cols[4] = np.round(rng.exponential(size=n), 2)  # ties, the smallest values heavy
+    return np.column_stack(cols)
+
+
+@pytest.mark.parametrize("max_bins", [255, 16])
+def test_a_value_holding_many_rows_gets_a_bin_of_its_own(max_bins):
+    """Quantile bins, except that a value holding more than 1 / max_bins of the rows is alone in its bin
+    and the runs of values between such values share the other bins; the same edges from a CSC matrix."""
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(5)
+    X = _columns_with_heavy_values(rng)
+    edges, n_bins = compute_bin_edges(X, max_bins)
+    for f in range(X.shape[1]):
+        col = X[~np.isnan(X[:, f]), f]
+        e = edges[f, :n_bins[f] - 1]
+        assert np.all(np.diff(e) > 0) and n_bins[f] <= max_bins
+        uniq, counts = np.unique(col, return_counts=True)
+        heavy = uniq[counts * max_bins > col.size]
+        if heavy.size == 0:
+            np.testing.assert_array_equal(e, _plain_quantile_edges(col, max_bins))
+            continue
+        codes = np.searchsorted(e, col, side="left")
+        for v in heavy:
+            assert np.all(col[codes == codes[col == v][0]] == v)  # alone in its bin
+        # the other values: about as many rows per bin in every run
+        light = ~np.isin(col, heavy)
+        per_bin = np.bincount(codes[light])
+        per_bin = per_bin[per_bin > 0]
+        assert per_bin.max() <= 3 * light.sum() / (max_bins - heavy.size) + counts[~np.isin(uniq, heavy)].max()
+    assert np.unique(np.searchsorted(edges[0, :n_bins[0] - 1], X[X[:, 0] > 0, 0])).size == max_bins - 1
+    # plain quantiles would have given the 800 positives of a 96 %-zero column a handful of bins
+    assert _plain_quantile_edges(X[:, 0], max_bins).size < max_bins // 4
+    for n_threads in (1, 2):
+        s_edges, s_bins = compute_bin_edges(sp.csc_matrix(np.nan_to_num(X, nan=np.nan)), max_bins, n_threads=n_threads)
+        np.testing.assert_array_equal(s_edges, edges)
+        np.testing.assert_array_equal(s_bins, n_bins)
+
+
 @pytest.mark.parametrize("n_classes", [2, 5])
 def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
     from forestzoo._engine.splitters.hist import build_histogram_cls, build_node_histogram_cls, integral_weights

@@ -79,7 +79,9 @@ def test_classifier_to_sklearn_within_the_init_rounding(name):
     counts = np.unique(y, return_counts=True)[1]
     np.testing.assert_allclose(sk.init_.class_prior_, counts / counts.sum(), rtol=1e-12)
     _assert_raw_within_init_rounding(model, sk, X)
-    np.testing.assert_allclose(sk.feature_importances_, model.feature_importances_, rtol=0, atol=1e-12)
+    # each tree's importances are differences of node impurities summed over its nodes, added and
+    # normalised in another order by scikit-learn: a few 1e-13 where a decrease is small against its impurities
+    np.testing.assert_allclose(sk.feature_importances_, model.feature_importances_, rtol=0, atol=1e-11)
     back = from_sklearn(sk)
     _assert_classifiers_equal(back, sk, X)  # back is scikit-learn's model exactly ...
     # ... and every tree term is forestzoo's own float
