@@ -30,10 +30,10 @@ rows alone, gathered to one worker.
    not depend on which worker holds which partition.  The client scans them
    with the engine's split rules (:func:`forestzoo._engine.api.evaluate_split`:
    NaN rows tried on both sides, ``min_samples_leaf`` and the leaf weight on
-   both children; features visited in the drawn order until ``max_features``
-   non-constant ones have been seen, asking the partitions for more
-   histograms when some were constant), and the partitions route their rows
-   to the children.
+   both children; features visited in the drawn order, ``max_features`` of
+   them and then on until one is not constant in the node, scikit-learn's
+   rule, asking the partitions for more histograms when all were constant),
+   and the partitions route their rows to the children.
 4. **Small nodes.**  A node with fewer than :data:`LOCAL_ROWS` distinct rows
    is gathered to one worker and grown to its end by the in-memory engine
    (:func:`forestzoo._engine.api.grow`, hist splitter) on its rows' codes
@@ -349,12 +349,12 @@ def _value(tot, criterion):
 class _Node:
     """One node of a tree under construction (its statistics, and its split or subtree once known)."""
 
-    __slots__ = ("tree", "depth", "tot", "order", "cursor", "n_valid", "best", "left", "right", "subtree",
-                 "wimp")
+    __slots__ = ("tree", "depth", "tot", "order", "cursor", "n_scanned", "n_valid", "best", "left", "right",
+                 "subtree", "wimp")
 
     def __init__(self, tree, depth, tot):
         self.tree, self.depth, self.tot = tree, depth, tot
-        self.order, self.cursor, self.n_valid = None, 0, 0
+        self.order, self.cursor, self.n_scanned, self.n_valid = None, 0, 0, 0
         self.best = (np.inf, -1, -1, 0.0)  # cost, feature, bin, missing_left
         self.left = self.right = self.subtree = None
         self.wimp = 0.0
@@ -492,7 +492,7 @@ class GlobalGrower:
                     req_nodes = [req_nodes[r] for r in keep]
                     req_feats = [req_feats[r] for r in keep]
                 self._scan_requests(hist, req_nodes, req_feats, frontier)
-                pending = [k for k in pending if frontier[k].n_valid < self.max_features
+                pending = [k for k in pending if (frontier[k].n_scanned < self.max_features or frontier[k].n_valid == 0)
                            and frontier[k].cursor < self.n_features]
             # local nodes of this level: gather their rows and grow them to the end on one worker
             local_ids = [k for k, nd in enumerate(frontier) if isinstance(nd.subtree, str)]
@@ -555,7 +555,8 @@ class GlobalGrower:
         feats = {}
         for k in pending:
             nd = frontier[k]
-            want = self.max_features - nd.n_valid
+            # the first max_features of its order, then (all constant so far) as many again
+            want = self.max_features - nd.cursor if nd.cursor < self.max_features else self.max_features
             take = nd.order[nd.cursor:nd.cursor + want]
             nd.cursor += take.shape[0]
             feats[k] = take
@@ -575,6 +576,9 @@ class GlobalGrower:
         tmp = np.zeros(self.n_stats)
         for r, (k, f) in enumerate(zip(req_nodes, req_feats)):
             nd = frontier[k]
+            if nd.n_scanned >= self.max_features and nd.n_valid > 0:
+                continue  # drawn after the search's end: a non-constant feature past max_features came first
+            nd.n_scanned += 1
             cost, b, ml, ok = _scan(hist[r], int(self.n_bins[f]), nd.tot, float(self.params.min_samples_leaf),
                                     float(self.min_weight_leaf[nd.tree]), self.criterion, cum, tmp)
             if ok:

@@ -170,9 +170,9 @@ def find_split(
     """Search the node ``idx[start:end]`` with the hist or exact kernel and leave its best split in ``rec``.
 
     (The random and stochastic kernels search the whole node in one call;
-    the grower calls them itself.)  Features are visited in a random order until ``max_features``
-    non-constant ones have been evaluated (scikit-learn's rule), or, for
-    classification, until a split leaves both children pure
+    the grower calls them itself.)  Features are drawn in a random order, ``max_features`` of them,
+    then more while every feature drawn was constant in the node (scikit-learn's rule: a constant
+    feature counts as drawn), or, for classification, until a split leaves both children pure
     (``is_perfect_split``; not when the node's histograms are kept for its
     children).  With the hist splitter and a pool slot, the node's histograms live in
     ``pool[slot]`` (built here unless ``ready``) so that its children can use
@@ -216,7 +216,7 @@ def find_split(
         if not gathered:
             _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
     for j in range(n_features):
-        if n_valid >= max_features:
+        if j >= max_features and n_valid > 0:
             break
         r = j + rng_randint(rng, n_features - j)
         f = feats[r]
@@ -545,7 +545,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         n_values : number of classes, or 1 for regression.
         criterion : a code of :mod:`.criteria`.
         splitter : a code of :mod:`.splitters`: ``ONLY``, the kernel this grower runs.
-        max_features : features evaluated per node (counting non-constant ones).
+        max_features : features drawn per node (more while all drawn are constant in it).
         max_depth, max_leaf_nodes : -1 for unlimited.
         min_weight_leaf : least sum of weights in a leaf (``min_weight_fraction_leaf`` x total).
         rng : uint64[1] state of :mod:`.rng`.

@@ -467,8 +467,9 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
             counts, vals, miss, cum, tmp, rec, n_evals):
     """Best split of the node ``idx[start:end]`` into ``rec``.
 
-    Features are drawn in a random order until ``max_features`` non-constant
-    ones were evaluated (scikit-learn's rule); a classification search stops
+    Features are drawn in a random order, ``max_features`` of them, then
+    more while every one drawn was constant in the node (scikit-learn's
+    rule); a classification search stops
     at a split whose children are pure in every output (cost 0), unless the
     node's histograms are being built into a pool slot (its children need
     every feature's).
@@ -478,7 +479,7 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     n = end - start
     n_valid = 0
     for j in range(n_features):
-        if n_valid >= max_features:
+        if j >= max_features and n_valid > 0:
             break
         r = j + rng_randint(rng, n_features - j)
         f = feats[r]
@@ -597,7 +598,7 @@ def _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, t
             scale += w[p] * abs(ycol[o, p])
     tol = 1e-12 * scale
     for j in range(n_features):
-        if n_valid >= max_features:
+        if j >= max_features and n_valid > 0:
             break
         r = j + rng_randint(rng, n_features - j)
         f = feats[r]

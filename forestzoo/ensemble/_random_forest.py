@@ -43,7 +43,9 @@ _COMMON_DOC = """
         classification only).  Every tree obeys it, so their mean does too.
         Not with ``splitter="stochastic"``.
     max_features : {{"sqrt", "log2"}}, int, float or None, default={max_features}
-        Features drawn at every node; constant features do not count.
+        Features drawn at every node, as in scikit-learn: a feature constant
+        in the node counts as drawn, and more are drawn while every one drawn
+        was constant.
     max_leaf_nodes : int or None, default=None
         When set, every tree grows best-first up to this many leaves.
     max_bins : int in [2, 255], default=255

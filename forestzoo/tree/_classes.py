@@ -210,7 +210,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         A node splits only if the weighted impurity decrease, relative to the
         root's weight, is at least this.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
-        Features drawn at every node; constant features do not count.
+        Features drawn at every node, as in scikit-learn: a feature constant
+        in the node counts as drawn, and more are drawn while every one drawn
+        was constant.
     max_leaf_nodes : int or None, default=None
         When set, the tree grows best-first up to this many leaves.
     max_bins : int in [2, 255], default=255
@@ -440,7 +442,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         A node splits only if the weighted impurity decrease, relative to the
         root's weight, is at least this.
     max_features : int, float, {"sqrt", "log2"} or None, default=None
-        Features drawn at every node; constant features do not count.
+        Features drawn at every node, as in scikit-learn: a feature constant
+        in the node counts as drawn, and more are drawn while every one drawn
+        was constant.
     max_leaf_nodes : int or None, default=None
         When set, the tree grows best-first up to this many leaves.
     max_bins : int in [2, 255], default=255

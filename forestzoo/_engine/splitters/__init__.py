@@ -3,8 +3,8 @@
 Every kernel evaluates one candidate feature of one node and, if it beats
 the split already held in the record ``rec`` (a float64 vector indexed by the
 ``REC_*`` constants of :mod:`._common`), overwrites it.  They return whether
-the feature is non-constant in the node, which is how the grower counts
-``max_features`` the way scikit-learn does (constant features are skipped).
+the feature is non-constant in the node: the grower draws ``max_features``
+features and more while every one drawn was constant, as scikit-learn does.
 
 * :func:`.hist.split_histogram_cls` / ``_reg`` -- best split over a 256-bin
   histogram (``splitter="hist"``), with :func:`.hist.build_histogram_cls` /

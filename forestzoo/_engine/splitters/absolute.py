@@ -227,9 +227,9 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
     """Best absolute-error split of the node ``idx[start:end]`` for the split kernel ``kernel``; fills ``rec``.
 
     Call :func:`rank_node` on the node first.  Features are drawn in a
-    random order until ``max_features`` non-constant ones have been
-    evaluated (scikit-learn's rule, the same draws as the kernels of the
-    other criteria).  ``kernel`` is the splitter's code:
+    random order, ``max_features`` of them, then more while every one drawn
+    was constant in the node (scikit-learn's rule, the same draws as the
+    kernels of the other criteria).  ``kernel`` is the splitter's code:
 
     * ``EXACT``: every midpoint between distinct values of the feature (values
       within :func:`._common.same_value` of each other are one value);
@@ -258,7 +258,7 @@ def split_absolute(kernel, Xb, Xf, edges, idx, start, end, w, yr, total, min_sam
         scale += w[p] * abs(yr[p])
     tol = 1e-12 * scale
     for j in range(n_features):
-        if n_valid >= max_features:
+        if j >= max_features and n_valid > 0:
             break
         state, f = _draw_feature(state, feats, j)
         n_evals[0] += n

@@ -17,9 +17,9 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
                  feats, rng, vals, unit_w, miss, cum, tmp, rec, n_evals, mono, reg):
     """Best of one random threshold per candidate feature of the node ``idx[start:end]``.
 
-    Features are drawn in a random order (a partial shuffle of ``feats``)
-    until ``max_features`` non-constant ones have been tried, scikit-learn's
-    rule.  For each, one threshold is drawn uniformly in [min, max) of its
+    Features are drawn in a random order (a partial shuffle of ``feats``),
+    ``max_features`` of them, then more while every one drawn was constant
+    in the node, scikit-learn's rule.  For each, one threshold is drawn uniformly in [min, max) of its
     values in the node (feature ``f`` of the layout ``Xf``, :mod:`..data`); NaN rows are
     tried on both sides and go where the cost is lower.  The best split is
     left in ``rec``; ``n_evals[0]`` grows by the (row, feature) pairs read.
@@ -57,7 +57,7 @@ def split_random(Xf, idx, start, end, w, yk, yr, total, min_samples_leaf, min_we
     n_valid = 0
     state = rng[0]  # in a register for the node; written back below
     for j in range(n_features):
-        if n_valid >= max_features:
+        if j >= max_features and n_valid > 0:
             break
         state, r = mix_randint(state, n_features - j)
         r += j
