@@ -1,19 +1,97 @@
-"""Fit time on a sparse matrix: forestzoo's forests against scikit-learn's RandomForestClassifier.
+"""Fit time, accuracy and memory on a sparse matrix: forestzoo's forests against scikit-learn's RandomForestClassifier.
 
     PYTHONPATH=. python benchmarks/sparse_fit.py [--n-samples 20000] [--n-features 2000] [--density 0.01]
-        [--models sklearn,hist,exact,extra]
+        [--n-estimators 100] [--models sklearn,hist,exact,extra] [--repeat 1]
 
-A random CSR matrix (float32, uniform values on the stored entries) and a
-label from the sign of a sparse linear score; every forest has 100 trees,
-``max_features="sqrt"``, ``n_jobs=-1``, ``random_state=0``.  Prints the fit
-time of each forest (best of ``--repeat``) and its training accuracy.
+A random CSR matrix (float32; the stored cells drawn uniformly, their values
+uniform on (0, 1]) and a label from the sign of a sparse linear score; 80 % of
+the rows train, 20 % test.  Every forest has ``--n-estimators`` trees,
+``max_features="sqrt"``, ``n_jobs=-1``, ``random_state=0``.  Each model runs
+in its own process, which makes the same matrix, so that its peak resident
+memory is its own: the script prints the fit time (best of ``--repeat``), the
+predict time on the test rows, the test accuracy, the peak RSS of the process
+and, beside it, its RSS just before the timed fits (the data and the loaded
+libraries).  Each model is fitted once on 500 rows first, so that imports and
+forestzoo's kernels (compiled by Numba, cached on disk) are not timed; the
+peak includes that warm-up.
+
+The matrix is generated without a dense sample of its cells (``scipy.sparse.random``
+draws from all ``n_samples x n_features`` of them), so a 100000 x 10000 matrix
+takes a few seconds to make.
 """
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
+
+MODELS = {
+    "sklearn": "scikit-learn RandomForestClassifier",
+    "hist": "forestzoo RandomForestClassifier splitter=hist",
+    "exact": "forestzoo RandomForestClassifier splitter=exact",
+    "extra": "forestzoo ExtraTreesClassifier splitter=random",
+}
+
+
+def make_sparse(n_samples, n_features, density, seed=0):
+    """CSR float32 matrix with ``round(density * n_samples * n_features)`` cells drawn uniformly
+    (with replacement; a cell drawn twice is stored once) and a label from a sparse linear score."""
+    rng = np.random.default_rng(seed)
+    n_cells = n_samples * n_features
+    cells = np.unique(rng.integers(0, n_cells, size=int(round(density * n_cells)), dtype=np.int64))
+    rows, cols = np.divmod(cells, n_features)
+    indptr = np.zeros(n_samples + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_samples), out=indptr[1:])
+    values = (1.0 - rng.random(cells.size)).astype(np.float32)
+    X = sp.csr_matrix((values, cols.astype(np.int32), indptr), shape=(n_samples, n_features))
+    w = rng.normal(size=n_features) * (rng.random(n_features) < 0.1)
+    y = (X @ w > 0).astype(int)
+    return X, y
+
+
+def make_model(key, n_estimators):
+    kw = dict(n_estimators=n_estimators, max_features="sqrt", n_jobs=-1, random_state=0)
+    if key == "sklearn":
+        from sklearn.ensemble import RandomForestClassifier
+        return RandomForestClassifier(**kw)
+    from forestzoo import ExtraTreesClassifier, RandomForestClassifier
+    if key == "extra":
+        return ExtraTreesClassifier(**kw)
+    return RandomForestClassifier(splitter=key, **kw)
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _rss_mb():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def run_one(args):
+    """Time one model in this process; print one JSON line."""
+    X, y = make_sparse(args.n_samples, args.n_features, args.density)
+    n_train = int(0.8 * X.shape[0])
+    X_train, X_test, y_train, y_test = X[:n_train], X[n_train:], y[:n_train], y[n_train:]
+    make_model(args.child, 2).fit(X_train[:500], y_train[:500]).predict(X_test[:10])  # imports, compile
+    base_mb = _rss_mb()
+    best = np.inf
+    for _ in range(args.repeat):
+        t = time.perf_counter()
+        model = make_model(args.child, args.n_estimators).fit(X_train, y_train)
+        best = min(best, time.perf_counter() - t)
+    t = time.perf_counter()
+    acc = float((model.predict(X_test) == y_test).mean())
+    pred = time.perf_counter() - t
+    print(json.dumps(dict(fit=best, predict=pred, acc=acc, peak_mb=_peak_rss_mb(), base_mb=base_mb,
+                          nnz=int(X.nnz))))
 
 
 def main():
@@ -24,46 +102,33 @@ def main():
     ap.add_argument("--n-estimators", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--models", default="sklearn,hist,exact,extra",
-                    help="comma-separated subset of: sklearn, hist, exact, extra")
+                    help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--child", choices=list(MODELS), help=argparse.SUPPRESS)
     args = ap.parse_args()
-
-    from sklearn.ensemble import RandomForestClassifier as SkRF
-
-    from forestzoo import ExtraTreesClassifier, RandomForestClassifier
-
-    rng = np.random.RandomState(0)
-    X = sp.random(args.n_samples, args.n_features, density=args.density, format="csr", dtype=np.float32,
-                  random_state=rng)
-    w = rng.normal(size=args.n_features) * (rng.uniform(size=args.n_features) < 0.1)
-    y = (X @ w > 0).astype(int)
-    kw = dict(n_estimators=args.n_estimators, max_features="sqrt", n_jobs=-1, random_state=0)
-    models = {
-        "sklearn RandomForestClassifier": ("sklearn", lambda: SkRF(**kw)),
-        "forestzoo RandomForestClassifier splitter=hist": ("hist", lambda: RandomForestClassifier(splitter="hist", **kw)),
-        "forestzoo RandomForestClassifier splitter=exact": (
-            "exact", lambda: RandomForestClassifier(splitter="exact", **kw)),
-        "forestzoo ExtraTreesClassifier splitter=random": ("extra", lambda: ExtraTreesClassifier(**kw)),
-    }
-    chosen = set(args.models.split(","))
-    unknown = chosen - {key for key, _ in models.values()}
+    if args.child:
+        return run_one(args)
+    chosen = args.models.split(",")
+    unknown = sorted(set(chosen) - set(MODELS))
     if unknown:
-        ap.error(f"unknown --models {sorted(unknown)}; choose from sklearn, hist, exact, extra")
-    models = {name: make for name, (key, make) in models.items() if key in chosen}
-    print(f"X: {X.shape[0]} x {X.shape[1]} CSR, density {X.nnz / np.prod(X.shape):.4f}, {X.nnz} stored values")
-    # compile forestzoo's kernels for the sparse layouts first (a one-off per install, cached on disk)
-    for name, make in models.items():
-        if name.startswith("forestzoo"):
-            make().set_params(n_estimators=2).fit(X[:500], y[:500])
-    for name, make in models.items():
-        best = np.inf
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            est = make().fit(X, y)
-            best = min(best, time.perf_counter() - t)
-        t = time.perf_counter()
-        acc = (est.predict(X) == y).mean()
-        pred = time.perf_counter() - t
-        print(f"{name:50s} fit {best:7.2f} s   predict {pred:6.2f} s   train acc {acc:.3f}")
+        ap.error(f"unknown --models {unknown}; choose from {', '.join(MODELS)}")
+    print(f"X: {args.n_samples} x {args.n_features} CSR float32, density {args.density}; "
+          f"{args.n_estimators} trees; 80 % train, 20 % test")
+    print("| model | fit s | predict s | test accuracy | peak RSS MB (before the fit) |")
+    print("|---|---:|---:|---:|---:|")
+    fits = {}
+    for key in chosen:
+        cmd = [sys.executable, os.path.abspath(__file__), "--child", key, "--n-samples", str(args.n_samples),
+               "--n-features", str(args.n_features), "--density", str(args.density),
+               "--n-estimators", str(args.n_estimators), "--repeat", str(args.repeat)]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        r = json.loads(out)
+        fits[key] = r["fit"]
+        print(f"| {MODELS[key]} | {r['fit']:.2f} | {r['predict']:.2f} | {r['acc']:.4f} | "
+              f"{r['peak_mb']:.0f} ({r['base_mb']:.0f}) |", flush=True)
+    if "sklearn" in fits:
+        for key, s in fits.items():
+            if key != "sklearn":
+                print(f"scikit-learn / {MODELS[key]} fit time: {fits['sklearn'] / s:.2f}x")
 
 
 if __name__ == "__main__":
