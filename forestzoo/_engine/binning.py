@@ -138,9 +138,9 @@ def _edges_of_counts(uniq, counts, max_bins):
     values, 250 of 254 cut points fall on 0 and the other values share 3
     bins.  Without such values the edges are the plain quantile edges.
     """
-    ends = np.cumsum(counts)
     if uniq.size <= max_bins:
         return _midpoints(uniq[:-1], uniq[1:])
+    ends = np.cumsum(counts)
     heavy = counts * max_bins > ends[-1]
 
     def n_runs():
@@ -197,16 +197,15 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
             X.sum_duplicates()
 
     def edges_of(f_lo, f_hi):
+        if sp.issparse(X):
+            _sparse_block_edges(X, max_bins, edges, n_bins, f_lo, f_hi)
+            return
         for f in range(f_lo, f_hi):
             e = _feature_edges(X[:, f], max_bins)
             edges[f, : e.size] = e
             n_bins[f] = e.size + 1
 
-    if sp.issparse(X):
-        run_blocks(lambda f_lo, f_hi: _sparse_block_edges(X, max_bins, edges, n_bins, f_lo, f_hi), n_features,
-                   n_threads)
-    else:
-        run_blocks(edges_of, n_features, n_threads)
+    run_blocks(edges_of, n_features, n_threads)
     return edges, n_bins
 
 
