@@ -311,7 +311,7 @@ def test_oob_score_is_nan_when_no_row_is_ever_out_of_bag():
     w = np.zeros(X.shape[0])
     w[0] = 1.0
     w[1] = 1.0
-    forest = RandomForestRegressor(n_estimators=2, max_samples=1, oob_score=True, random_state=3)
+    forest = RandomForestRegressor(n_estimators=2, max_samples=1, oob_score=True, random_state=0)
     with pytest.warns(UserWarning, match="OOB"):
         forest.fit(X, y, sample_weight=w)
     assert all(d.shape[0] == X.shape[0] for d in forest.estimators_samples_)

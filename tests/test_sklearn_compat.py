@@ -196,3 +196,27 @@ def test_nan_unseen_in_training_goes_to_the_larger_child_right_on_a_tie(splitter
     if splitter != "random":  # (a random threshold may put either row count on the left)
         unequal = DecisionTreeRegressor(splitter=splitter, max_depth=1, random_state=0).fit(X[:3], [0.0, 1.0, 1.0])
         assert unequal.predict([[np.nan]])[0] == 1.0  # two rows right, one left
+
+
+@pytest.mark.parametrize("name", ["RandomForestClassifier", "ExtraTreesRegressor"])
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_trees_random_states_and_bootstrap_samples_are_scikit_learns(name, bootstrap):
+    """Same random_state: scikit-learn's per-tree random states and bootstrap rows; a tree refitted on its rows
+    (clone of the member tree, the rows repeated) is the forest's tree."""
+    import sklearn.ensemble
+
+    import forestzoo
+
+    X, y = make_classification(200, 10, random_state=1)
+    params = dict(n_estimators=6, max_features=0.5, bootstrap=bootstrap, max_samples=0.5 if bootstrap else None,
+                  random_state=7)
+    ours = getattr(forestzoo, name)(**params).fit(X, y)
+    ref = getattr(sklearn.ensemble, name)(**params).fit(X, y)
+    assert [e.random_state for e in ours.estimators_] == [e.random_state for e in ref.estimators_]
+    for a, b in zip(ours.estimators_samples_, ref.estimators_samples_):
+        np.testing.assert_array_equal(a, b)
+    for tree, rows in zip(ours.estimators_, ours.estimators_samples_):
+        refit = clone(tree).fit(X[rows], y[rows])
+        np.testing.assert_array_equal(refit.tree_.feature, tree.tree_.feature)
+        np.testing.assert_allclose(refit.tree_.value, tree.tree_.value)
+

@@ -47,7 +47,7 @@ class BaseDenoisingForest(EngineEstimator):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
     }
-    _fast_check_params = {"n_estimators": 4, "max_depth": 2, "n_noisy_copies": 1, "per_depth": False,
+    _fast_check_params = {"n_estimators": 8, "max_depth": 3, "n_noisy_copies": 1, "per_depth": False,
                           "dae_max_iter": 100, "max_dae_samples": 200}
     _xfail_checks = {
         "check_sample_weight_equivalence_on_dense_data": (

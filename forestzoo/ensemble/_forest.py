@@ -21,12 +21,12 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from .._base import (
-    CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, importance_sum,
+    CLASSIFICATION_CRITERIA, MAX_SEED, REGRESSION_CRITERIA, TREE_PARAMETER_CONSTRAINTS, EngineEstimator, importance_sum,
     multi_output_params, predict_labels, sdt_values, split_outputs, tree_params,
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, draw_seeds, grow,
+    add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, grow,
     prepare_data, walks_csr,
 )
 from .._parallel import Parallel
@@ -37,6 +37,24 @@ _TREE_PARAMS = (
     "criterion", "splitter", "max_depth", "min_samples_split", "min_samples_leaf",
     "min_weight_fraction_leaf", "min_impurity_decrease", "max_features", "max_leaf_nodes", "max_bins",
 )
+
+
+def tree_states_and_seeds(random_state, n):
+    """Each tree's ``random_state`` and the seed it grows from, derived as scikit-learn's forests derive them.
+
+    Tree ``i`` gets the ``i``-th ``random_state.randint(2**31 - 1)`` as its
+    ``random_state``, which gives its bootstrap sample
+    (:func:`bootstrap_indices`), and grows from the seed that a tree
+    estimator with that ``random_state`` draws in its own ``fit``
+    (``RandomState(state).randint(2**31 - 1)``).  So the bootstrap samples
+    are scikit-learn's for the same ``random_state``, and
+    ``clone(forest.estimators_[i])`` refitted on
+    ``X[forest.estimators_samples_[i]]`` draws the same features (and Extra
+    Trees' thresholds) as the forest's tree.  Returns two int64 arrays.
+    """
+    states = random_state.randint(MAX_SEED, size=n).astype(np.int64)
+    seeds = np.array([np.random.RandomState(state).randint(MAX_SEED) for state in states], dtype=np.int64)
+    return states, seeds
 
 
 def bootstrap_indices(seed, n_samples, n_draws):
@@ -202,21 +220,21 @@ class BaseForest(EngineEstimator):
                 f"n_estimators={self.n_estimators} must be larger or equal to len(estimators_)={len(old)} when "
                 "warm_start==True"
             )
-        seeds = draw_seeds(check_random_state(self.random_state), self.n_estimators)
-        new_seeds = seeds[len(old):]
-        if len(new_seeds) == 0:
+        states, seeds = tree_states_and_seeds(check_random_state(self.random_state), self.n_estimators)
+        new_trees = list(zip(states[len(old):].tolist(), seeds[len(old):].tolist()))
+        if not new_trees:
             warnings.warn("Warm-start fitting without increasing n_estimators does not fit new trees.", UserWarning)
 
         data = self._prepare_fit_data(X, sample_weight, seeds)
         if not self.oob_score:
             del X  # the trees read `data` only: a hook that needs X keeps it there
 
-        def fit_one(seed):
+        def fit_one(state, seed):
             """``(tree, draws)``: ``draws`` is the bootstrap size, 0 when the tree saw every row."""
             w = sample_weight
             draws = n_draws if self.bootstrap else 0
             if self.bootstrap:
-                w, counts = bootstrap_weights(sample_weight, seed, n_draws)
+                w, counts = bootstrap_weights(sample_weight, state, n_draws)
                 if counts is None:
                     counts = np.ones(n_samples)
                     draws = 0
@@ -224,11 +242,11 @@ class BaseForest(EngineEstimator):
                     w = w * _balanced(yk, counts, target)
             elif balanced_subsample:
                 w = w * _balanced(yk, np.ones(n_samples), target)
-            return self._grow_tree(data, target, w, params, int(seed)), draws
+            return self._grow_tree(data, target, w, params, seed), draws
 
         with self._growing_context():
             grown = Parallel(n_jobs=self.n_jobs, verbose=self.verbose, prefer="threads")(
-                delayed(fit_one)(s) for s in new_seeds
+                delayed(fit_one)(state, seed) for state, seed in new_trees
             )
         # state is assigned only now: a failed fit leaves the previous model intact
         self._seeds = seeds
@@ -236,7 +254,7 @@ class BaseForest(EngineEstimator):
         if classes is not None:
             self.classes_ = classes
             self.n_classes_ = list(target.n_classes) if multi else int(classes.shape[0])
-        self.estimators_ = old + [self._wrap_tree(t, int(s), d, params) for (t, d), s in zip(grown, new_seeds)]
+        self.estimators_ = old + [self._wrap_tree(t, state, d, params) for (t, d), (state, _) in zip(grown, new_trees)]
         self._n_samples_fit = n_samples
         self._n_samples_bootstrap = n_draws if self.bootstrap else None  # scikit-learn's name for it
         if self.oob_score:
@@ -267,12 +285,14 @@ class BaseForest(EngineEstimator):
         """Context manager around the threads that grow the trees (none here)."""
         return nullcontext()
 
-    def _wrap_tree(self, tree, seed, n_draws, params):
-        """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row."""
-        # random_state: the seed's low 32 bits, which the bootstrap draws use and the tree's own
-        # validation accepts (0 <= seed < 2**32), so that clone(tree).fit and tree.fit work
+    def _wrap_tree(self, tree, random_state, n_draws, params):
+        """The fitted tree as a tree estimator; ``n_draws`` is its bootstrap size, 0 when it saw every row.
+
+        ``random_state`` is the tree's (:func:`tree_states_and_seeds`), which gives its bootstrap draws;
+        only its low 32 bits are kept, the range a tree estimator's validation accepts.
+        """
         est = self._tree_class(**{p: getattr(self, p) for p in _TREE_PARAMS}, **sdt_values(self),
-                               random_state=int(seed) & 0xFFFFFFFF,
+                               random_state=int(random_state) & 0xFFFFFFFF,
                                ccp_alpha=getattr(self, "ccp_alpha", 0.0),
                                monotonic_cst=getattr(self, "monotonic_cst", None))
         est.tree_ = tree
@@ -462,18 +482,16 @@ class BaseForest(EngineEstimator):
         order, repeats included, or every row (``np.arange(n_samples)``)
         when ``bootstrap=False`` or when the tree was grown on every row
         because its draw held only rows of weight 0.  Computed from the
-        trees' seeds on each access, not stored.
+        trees' ``random_state`` on each access, not stored.
 
-        Unlike scikit-learn's, a tree refitted on these rows
-        (``clone(forest.estimators_[i]).fit(X[rows], y[rows])``) is in
-        general not the forest's tree: the forest grows tree ``i`` from a
-        63-bit seed of its own, and the tree's ``random_state`` (the seed's
-        low 32 bits, which give the bootstrap draws) makes a tree's ``fit``
-        draw another seed, below ``2**31 - 1``, so the features drawn at each
-        node (and Extra Trees' thresholds) differ.  Grown with the forest's
-        seed on the repeated rows, the tree is the forest's (the same splits;
-        with ``splitter="hist"`` where each feature has at most ``max_bins``
-        distinct values, since the bins are those of the forest's data).
+        As in scikit-learn, these are the rows scikit-learn's forest of the
+        same class draws for the same ``random_state``, and a tree refitted on
+        them (``clone(forest.estimators_[i]).fit(X[rows], y[rows])``) is the
+        forest's tree: the tree's ``random_state`` gives both its bootstrap
+        draws and the seed it grows from (:func:`tree_states_and_seeds`).
+        With ``splitter="hist"`` the refit bins the rows anew, so it equals
+        the forest's tree where each feature has at most ``max_bins``
+        distinct values.
         """
         check_is_fitted(self)
         n = self._n_samples_fit
