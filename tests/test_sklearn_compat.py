@@ -220,3 +220,36 @@ def test_trees_random_states_and_bootstrap_samples_are_scikit_learns(name, boots
         np.testing.assert_array_equal(refit.tree_.feature, tree.tree_.feature)
         np.testing.assert_allclose(refit.tree_.value, tree.tree_.value)
 
+
+def _is_preorder(tree_):
+    left, right = tree_.children_left, tree_.children_right
+    order, stack = [], [0]
+    while stack:
+        k = stack.pop()
+        order.append(k)
+        if left[k] != -1:
+            stack += [right[k], left[k]]
+    return order == list(range(tree_.node_count))
+
+
+@pytest.mark.parametrize("splitter", ["exact", "hist", "random"])
+def test_nodes_are_numbered_depth_first_as_scikit_learn_numbers_them(splitter):
+    X, y = make_classification(400, 6, random_state=0)
+    for Estimator, target in ((DecisionTreeClassifier, y), (DecisionTreeRegressor, X[:, 0] + y)):
+        tree = Estimator(splitter=splitter, max_features=3, random_state=0).fit(X, target)
+        assert _is_preorder(tree.tree_)
+        leaves = tree.apply(X)
+        np.testing.assert_array_equal(tree.tree_.children_left[leaves], -1)
+        np.testing.assert_allclose(tree.tree_.value[leaves, 0, :].squeeze(), tree.predict_proba(X)[:, :]
+                                   if Estimator is DecisionTreeClassifier else tree.predict(X))
+    forest = RandomForestRegressor(n_estimators=3, random_state=0).fit(X, np.c_[y, X[:, 1]])  # multi-output
+    assert all(_is_preorder(e.tree_) for e in forest.estimators_)
+    # every feature a candidate, depth 5 (no two splits of equal gain in these nodes): scikit-learn's tree,
+    # array for array (deeper, nodes with tied gains break the tie by each library's own random order)
+    import sklearn.tree
+
+    ours = DecisionTreeClassifier(splitter="exact", max_depth=5, random_state=0).fit(X, y)
+    ref = sklearn.tree.DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    for name in ("children_left", "children_right", "feature"):
+        np.testing.assert_array_equal(getattr(ours.tree_, name), getattr(ref.tree_, name))
+    np.testing.assert_allclose(ours.tree_.threshold, ref.tree_.threshold)

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from .binning import bin_data, compute_bin_edges, dominant_codes, other_code_rows
 from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
+from .edit import depth_first_order
 from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT,
     COL_N_SAMPLES, COL_OBLIQUE, COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, grower_for,
@@ -259,6 +260,26 @@ def _check_absolute_error(data, params):
         raise ValueError('Monotonicity constraints are not supported with criterion="absolute_error".')
 
 
+def _numbered_as_scikit_learn(nodes, values, max_leaf_nodes, row_leaf=None):
+    """The grown tree's ``(nodes, values)`` in scikit-learn's node order.
+
+    The growers number a node's two children together, when the node is
+    split.  A tree grown depth-first (no ``max_leaf_nodes``) is renumbered
+    depth-first, left child first, as scikit-learn's depth-first builder
+    numbers it; best-first growth numbers the children of each split in
+    the order of the splits, as scikit-learn's best-first builder does, and
+    is kept.  ``row_leaf`` (each row's leaf, -1 for none) is renumbered in
+    place.
+    """
+    if max_leaf_nodes >= 0:
+        return nodes, values
+    nodes, values, new_index = depth_first_order(nodes, values)
+    if new_index is not None and row_leaf is not None and row_leaf.shape[0]:
+        reached = row_leaf >= 0
+        row_leaf[reached] = new_index[row_leaf[reached]]
+    return nodes, values
+
+
 def grow(data, target, weights, params, seed, *, node_model=None, workspace=None, return_leaves=False,
          hist_threads=1):
     """Grow one tree on the rows with positive ``weights``; returns a :class:`Tree`.
@@ -337,11 +358,13 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
 
     if node_model is None:
         table, values = run(-1)
-        tree = Tree(table_to_nodes(table), values, data.n_features)
+        side_arrays = ()
     else:
         with registered(node_model) as handle:
             table, values = run(handle)
-        tree = Tree(table_to_nodes(table), values, data.n_features, *node_model.side_arrays())
+        side_arrays = node_model.side_arrays()
+    nodes, values = _numbered_as_scikit_learn(table_to_nodes(table), values, max_leaf_nodes, row_leaf)
+    tree = Tree(nodes, values, data.n_features, *side_arrays)
     if params.ccp_alpha > 0:
         tree = prune_tree(tree, params.ccp_alpha)
     tree.n_split_evaluations = int(n_evals[0])
@@ -396,7 +419,9 @@ def _grow_multi(data, target, weights, params, seed):
         float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),
         -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes), make_state(seed), pool_slots, n_evals,
     )
-    tree = Tree(table_to_nodes(table), values, data.n_features)
+    nodes, values = _numbered_as_scikit_learn(table_to_nodes(table), values,
+                                              -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes))
+    tree = Tree(nodes, values, data.n_features)
     if params.ccp_alpha > 0:
         tree = prune_tree(tree, params.ccp_alpha)
     tree.output_classes = np.asarray(target.n_classes if target.n_classes is not None else [1] * n_out, dtype=np.intp)

@@ -51,6 +51,38 @@ def _preorder(left, right):
     return order[:m]
 
 
+def _take_records(nodes, order):
+    """``nodes[order]`` copied byte for byte, padding included (numpy copies a record's fields only,
+    leaving its padding bytes undefined, and equal trees must pickle to equal bytes)."""
+    raw = np.ascontiguousarray(nodes).view(np.uint8).reshape(nodes.shape[0], nodes.dtype.itemsize)
+    return raw[order].view(nodes.dtype).reshape(order.shape[0])
+
+
+def depth_first_order(nodes, values):
+    """``(nodes, values, new_index)`` with the nodes numbered depth-first, left child first.
+
+    scikit-learn's depth-first builder numbers a tree's nodes in this order
+    (preorder), and tools that read ``tree_`` arrays may assume it.  Every
+    row of ``nodes`` must be reachable from the root (a freshly grown tree);
+    depths and side-array references are unchanged by the renumbering.
+    ``new_index[k]`` is the new number of old row ``k``; it is None when the
+    nodes were in that order already (then the inputs are returned).
+    """
+    n = nodes.shape[0]
+    order = _preorder(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64))
+    if order.shape[0] != n:
+        raise ValueError(f"{n - order.shape[0]} of the tree's {n} nodes are not reachable from its root.")
+    if np.array_equal(order, np.arange(n)):
+        return nodes, values, None
+    new_index = np.empty(n, np.int64)
+    new_index[order] = np.arange(n)
+    out = _take_records(nodes, order)
+    internal = out["left"] != TREE_LEAF
+    out["left"][internal] = new_index[out["left"][internal]]
+    out["right"][internal] = new_index[out["right"][internal]]
+    return out, values[order], new_index
+
+
 def compact(tree):
     """Drop the rows no longer reachable from the root; renumber depth-first.
 
@@ -61,7 +93,7 @@ def compact(tree):
     order = _preorder(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64))
     new_index = np.full(nodes.shape[0], TREE_LEAF, dtype=np.int64)
     new_index[order] = np.arange(order.shape[0])
-    out = nodes[order].copy()
+    out = _take_records(nodes, order)
     internal = out["left"] != TREE_LEAF
     out["left"][internal] = new_index[out["left"][internal]]
     out["right"][internal] = new_index[out["right"][internal]]

@@ -254,7 +254,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     Attributes
     ----------
     tree_ : forestzoo._engine.api.Tree
-        The fitted arrays (``nodes``, ``values``, oblique side arrays).
+        The fitted arrays (``nodes``, ``values``, oblique side arrays), with scikit-learn's ``Tree``
+        attributes (``children_left``, ``feature``, ``threshold``, ``value``, ...); nodes numbered as
+        scikit-learn numbers them (depth-first, left child first, unless ``max_leaf_nodes`` is set).
     classes_ : ndarray of shape (n_classes,)
         The class labels.
     n_classes_ : int
@@ -469,7 +471,9 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     Attributes
     ----------
     tree_ : forestzoo._engine.api.Tree
-        The fitted arrays (``nodes``, ``values``, oblique side arrays).
+        The fitted arrays (``nodes``, ``values``, oblique side arrays), with scikit-learn's ``Tree``
+        attributes (``children_left``, ``feature``, ``threshold``, ``value``, ...); nodes numbered as
+        scikit-learn numbers them (depth-first, left child first, unless ``max_leaf_nodes`` is set).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape ``(n_features_in_,)``
