@@ -158,3 +158,20 @@ def test_exact_splitter_groups_repeated_values_after_near_equal_ones():
     tree = forestzoo.DecisionTreeClassifier(splitter="exact", random_state=0).fit(X, y)
     assert tree.tree_.threshold[0] > hi
     assert np.all(tree.tree_.n_node_samples > 0)
+
+
+def test_hist_and_exact_grow_the_same_trees_where_each_value_has_its_bin():
+    """Fewer rows than bins: one bin per distinct value, so both splitters choose among the same partitions and
+    grow trees of the same features and shape; only the thresholds differ (the bin edge, halfway to the next
+    value of the whole training set, against halfway to the node's next value)."""
+    X, y = datasets.load_wine(return_X_y=True)
+    params = dict(n_estimators=10, max_features="sqrt", random_state=0)
+    hist = forestzoo.RandomForestClassifier(splitter="hist", **params).fit(X, y)
+    exact = forestzoo.RandomForestClassifier(splitter="exact", **params).fit(X, y)
+    n_moved = 0
+    for a, b in zip(hist.estimators_, exact.estimators_):
+        assert_array_equal(a.tree_.feature, b.tree_.feature)
+        assert_array_equal(a.tree_.children_left, b.tree_.children_left)
+        assert np.all(a.tree_.threshold <= b.tree_.threshold)  # the hist threshold is never right of the exact one
+        n_moved += np.count_nonzero(a.tree_.threshold < b.tree_.threshold)
+    assert n_moved > 0
