@@ -37,11 +37,12 @@ rows alone, gathered to one worker.
 4. **Small nodes.**  A node with fewer than :data:`LOCAL_ROWS` distinct rows
    is gathered to one worker and grown to its end by the in-memory engine
    (:func:`forestzoo._engine.api.grow`, hist splitter) on its rows' codes
-   and the global bin edges, with the bootstrap counts times the weights as
+   and the global bin edges and bounds, with the bootstrap counts times the weights as
    row weights, the remaining depth, the leaf sizes of the forest and a seed
    drawn from the tree's generator; it is grafted in place of the node.
 5. The trees are ordinary :class:`~forestzoo._engine.api.Tree` objects (node
-   arrays, thresholds the real bin edges), wrapped as the forest's tree
+   arrays, thresholds between the bins' values as the engine places them:
+   ``binning.split_threshold`` on the global bins' bounds), wrapped as the forest's tree
    estimators: the result predicts, pickles and saves like any in-memory
    forest.
 """
@@ -53,7 +54,7 @@ import numpy as np
 from ._base import tree_params
 from ._engine.api import (
     CRITERIA, HIST, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, TrainingData, Tree, TreeParams, TreeTarget, draw_seeds,
-    evaluate_split, grow,
+    evaluate_split, grow, split_threshold,
 )
 from ._jit import njit
 
@@ -134,6 +135,31 @@ def merge_edges(sketches, n_features, max_bins):
         edges[f, :e.size] = e
         n_bins[f] = e.size + 1
     return edges, n_bins
+
+
+def partition_bounds(part, edges, n_bins):
+    """Each bin's least and greatest value in a partition: float64 ``(n_features, max_bins, 2)``, +-inf where
+    the partition holds none (the client takes the least and greatest over the partitions)."""
+    X = part[0]
+    bounds = np.empty((X.shape[1], edges.shape[1] + 1, 2))
+    bounds[:, :, 0] = np.inf
+    bounds[:, :, 1] = -np.inf
+    for f in range(X.shape[1]):
+        col = X[:, f].astype(np.float64)
+        col = col[~np.isnan(col)]
+        c = np.searchsorted(edges[f, :n_bins[f] - 1], col, side="left")
+        np.minimum.at(bounds[f, :, 0], c, col)
+        np.maximum.at(bounds[f, :, 1], c, col)
+    return bounds
+
+
+def merge_bounds(bounds):
+    """The bins' bounds over all partitions (NaN for a bin no partition holds), as ``binning.compute_bin_edges``
+    gives them."""
+    out = np.stack([np.min([b[:, :, 0] for b in bounds], axis=0), np.max([b[:, :, 1] for b in bounds], axis=0)],
+                   axis=-1)
+    out[~np.isfinite(out)] = np.nan
+    return out
 
 
 def bin_partition(part, edges, n_bins, classes, class_weights):
@@ -272,18 +298,19 @@ def extract(binned, state, nodes):
     return pieces
 
 
-def grow_local(spec, edges, n_bins, *pieces):
+def grow_local(spec, edges, n_bins, bounds, *pieces):
     """Grow one small node's subtree with the in-memory engine on its rows' codes; its nodes and values.
 
-    The engine reads the codes with the forest's global bin edges, so the
-    subtree's thresholds are those edges, as the levels' are.
+    The engine reads the codes with the forest's global bin edges and bin
+    bounds, so the subtree's thresholds are placed as the levels' are.
     """
     params, n_values, seed = spec
     codes = np.ascontiguousarray(np.concatenate([p[0] for p in pieces], axis=1))
     weights = np.concatenate([p[1] for p in pieces]).astype(np.float64)
     yk = np.concatenate([p[2] for p in pieces]).astype(np.int32)
     yr = np.concatenate([p[3] for p in pieces]).astype(np.float64)
-    data = TrainingData(HIST, codes.shape[0], codes, np.empty((0, 0), dtype=np.float32), edges, n_bins)
+    data = TrainingData(HIST, codes.shape[0], codes, np.empty((0, 0), dtype=np.float32), edges, n_bins,
+                        bin_bounds=bounds)
     tree = grow(data, TreeTarget(yk, yr, n_values), weights, params, seed)
     return tree.nodes, tree.values
 
@@ -423,6 +450,8 @@ class GlobalGrower:
         est = self.est
         sketches = self.client.gather(self._on_parts(sketch, self.packed, shared=(SKETCH_POINTS,)))
         self.edges, self.n_bins = merge_edges(sketches, self.n_features, est.max_bins)
+        self.bounds = merge_bounds(self.client.gather(self._on_parts(partition_bounds, self.packed,
+                                                                     shared=(self.edges, self.n_bins))))
         # the edges travel inside the tasks that read them (n_features x 255 floats): scattered data has no graph,
         # and a worker lost before its replicas were placed would take them with it, unrecoverable
         self.binned = self._on_parts(bin_partition, self.packed,
@@ -586,6 +615,16 @@ class GlobalGrower:
             if cost < nd.best[0]:
                 nd.best = (cost, int(f), int(b), float(ml), hist[r])
 
+    def _threshold(self, nd, f, b):
+        """The threshold of the node's split: halfway between the values on its two sides, as the engine's
+        (``binning.split_threshold``), from the least bin its right child holds in the node's histogram."""
+        nb = int(self.n_bins[f])
+        if b >= MISSING - 1 or b >= nb - 1:
+            return np.inf
+        held = np.flatnonzero(nd.best[4][b + 1:nb, 0] > 0)
+        least_right = b + 1 + int(held[0]) if held.size else MISSING
+        return float(split_threshold(self.bounds, self.edges, f, b, least_right, self.edges[f, b]))
+
     def _children(self, nd, f, b, ml):
         h = nd.best[4]
         nb = int(self.n_bins[f])
@@ -618,7 +657,7 @@ class GlobalGrower:
             mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
                                   allow_other_workers=True, pure=False, priority=_LEVEL)
                     for pc, h in zip(pieces, self.holders)]
-            jobs.append((nd, client.submit(grow_local, spec, self.edges, self.n_bins, *mine, pure=False)))
+            jobs.append((nd, client.submit(grow_local, spec, self.edges, self.n_bins, self.bounds, *mine, pure=False)))
         return jobs
 
     def _assemble(self, root):
@@ -654,7 +693,7 @@ class GlobalGrower:
                 return at
             cost, f, b, ml = nd.best[:4]
             rec["feature"] = f
-            rec["threshold"] = np.inf if b >= MISSING - 1 or b >= self.n_bins[f] - 1 else self.edges[f, b]
+            rec["threshold"] = self._threshold(nd, f, b)
             rec["missing_left"] = int(ml)
             rec["improvement"] = nd.wimp - cost
             rec["left"] = visit(nd.left)

@@ -162,16 +162,42 @@ def test_exact_splitter_groups_repeated_values_after_near_equal_ones():
 
 def test_hist_and_exact_grow_the_same_trees_where_each_value_has_its_bin():
     """Fewer rows than bins: one bin per distinct value, so both splitters choose among the same partitions and
-    grow trees of the same features and shape; only the thresholds differ (the bin edge, halfway to the next
-    value of the whole training set, against halfway to the node's next value)."""
+    grow the same trees, thresholds included: the hist splitter cuts halfway between the node's values on the two
+    sides of a split, as the exact one does, not at the bin edge (halfway to the next value of the whole training
+    set, which a bootstrap sample's node often lacks)."""
     X, y = datasets.load_wine(return_X_y=True)
     params = dict(n_estimators=10, max_features="sqrt", random_state=0)
     hist = forestzoo.RandomForestClassifier(splitter="hist", **params).fit(X, y)
     exact = forestzoo.RandomForestClassifier(splitter="exact", **params).fit(X, y)
-    n_moved = 0
     for a, b in zip(hist.estimators_, exact.estimators_):
         assert_array_equal(a.tree_.feature, b.tree_.feature)
         assert_array_equal(a.tree_.children_left, b.tree_.children_left)
-        assert np.all(a.tree_.threshold <= b.tree_.threshold)  # the hist threshold is never right of the exact one
-        n_moved += np.count_nonzero(a.tree_.threshold < b.tree_.threshold)
-    assert n_moved > 0
+        assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    # the regressor and a multi-output forest, likewise
+    for Forest, target in ((forestzoo.RandomForestRegressor, X[:, 0]),
+                           (forestzoo.RandomForestRegressor, np.c_[X[:, 0], X[:, 1]])):
+        h = Forest(splitter="hist", **params).fit(X[:, 1:], target)
+        e = Forest(splitter="exact", **params).fit(X[:, 1:], target)
+        for a, b in zip(h.estimators_, e.estimators_):
+            assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+
+
+def test_hist_threshold_keeps_every_training_row_on_its_side():
+    """More values than bins, and the bins' bounds from a subsample of the rows (as for a large X): the threshold
+    stays between the split's bin edges, so every training row reaches the leaf the grower put it in."""
+    from forestzoo._engine.api import HIST, TrainingData, TreeParams, TreeTarget, grow
+    from forestzoo._engine.binning import bin_data, compute_bin_edges
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((3000, 4)).astype(np.float32)
+    y = (X[:, 0] + 0.3 * rng.standard_normal(3000) > 0).astype(np.int32)
+    edges, n_bins, bounds = compute_bin_edges(X, 16, subsample=300, bounds=True)
+    data = TrainingData(HIST, 4, bin_data(X, edges, n_bins), np.empty((0, 0), np.float32), edges, n_bins,
+                        bin_bounds=bounds)
+    w = rng.integers(0, 3, 3000).astype(np.float64)
+    tree, leaves = grow(data, TreeTarget(y, y.astype(np.float64), 2), w, TreeParams("gini"), 0, return_leaves=True)
+    used = leaves >= 0
+    assert_array_equal(tree.apply(X)[used], leaves[used])
+    internal = tree.nodes["left"] >= 0
+    moved = ~np.isin(tree.nodes["threshold"][internal], edges)  # thresholds between two bins' values, not edges
+    assert moved.any()

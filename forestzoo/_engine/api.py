@@ -56,7 +56,7 @@ they are for:
   :data:`CRITERIA` (``GINI``, ``ENTROPY``, ``SQUARED_ERROR``).
 """
 
-from .binning import MAX_BINS
+from .binning import MAX_BINS, split_threshold
 from .builder import (
     MULTI_OUTPUT_CRITERIA, SDT_DEFAULTS, MultiOutputTarget, TrainingData, TreeParams, TreeTarget, check_multi_output, grow,
     prepare_data, resolve_max_features,
@@ -95,7 +95,7 @@ __all__ = [
     "OUT_COST", "OUT_MISSING_LEFT", "OUT_OBLIQUE", "OUT_SIZE", "OUT_THRESHOLD",
     "best_threshold", "fill_go_left", "project",
     # split scoring
-    "add_sample", "evaluate_split", "scan_sorted", "scan_sorted_cls", "weighted_impurity",
+    "add_sample", "evaluate_split", "scan_sorted", "scan_sorted_cls", "split_threshold", "weighted_impurity",
     "sdt_draw", "sdt_keep_best", "sdt_plan", "sdt_score_feature_cls", "sdt_score_feature_reg", "sort_pairs",
     # fitted trees and the predictor
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",

@@ -2,9 +2,13 @@
 
 Codes ``0 .. n_bins[f] - 1`` hold values, code :data:`MISSING_BIN` (255) holds
 NaN.  A value ``v`` gets code ``b`` = number of edges strictly below ``v``, so
-``code <= b`` is exactly ``v <= edges[f, b]``: a split found on codes is
-stored with the real threshold ``edges[f, b]`` and the predictor, which works
-on raw values, sends every training row where the grower sent it.
+``code <= b`` is exactly ``v <= edges[f, b]``: a split found on codes sends
+a training row left exactly when its value is at most ``edges[f, b]``, or any
+threshold between that edge and the next nonempty bin's lower edge.  The
+bounds of each bin (its least and greatest value among the rows the edges
+were computed on) let the grower put the threshold halfway between the values
+on the two sides of a split, as the exact search does
+(:func:`split_threshold`).
 
 A scipy sparse ``X`` (CSC) is binned column by column without being
 densified: a column's edges come from its sorted stored values with its
@@ -25,15 +29,29 @@ BINNING_SUBSAMPLE = 200_000
 
 
 def _feature_edges(col, max_bins):
-    """Sorted thresholds (at most ``max_bins - 1``) between the bins of ``col``."""
+    """``(edges, uniq)``: the sorted thresholds (at most ``max_bins - 1``) between the bins of ``col``,
+    and its distinct values."""
     col = np.sort(col[~np.isnan(col)].astype(np.float64))
     if col.size == 0:
-        return np.zeros(0, dtype=np.float64)
+        return np.zeros(0, dtype=np.float64), col
     starts = np.flatnonzero(np.concatenate(([True], col[1:] != col[:-1])))
-    return _edges_of_counts(col[starts], np.diff(np.append(starts, col.size)), max_bins)
+    return _edges_of_counts(col[starts], np.diff(np.append(starts, col.size)), max_bins), col[starts]
 
 
-def _sparse_block_edges(X, max_bins, edges, n_bins, f_lo, f_hi):
+def _set_bounds(bounds_row, e, uniq):
+    """Fill ``bounds_row`` (``(max_bins, 2)``) with the least and greatest of the sorted distinct values
+    ``uniq`` in each bin of the edges ``e`` (a value's bin: the number of edges strictly below it)."""
+    if uniq.size == 0:
+        return
+    starts = np.searchsorted(uniq, e, side="right")  # where bins 1 .. e.size begin in uniq
+    first = np.concatenate(([0], starts))
+    last = np.append(starts, uniq.size) - 1
+    held = np.flatnonzero(last >= first)
+    bounds_row[held, 0] = uniq[first[held]]
+    bounds_row[held, 1] = uniq[last[held]]
+
+
+def _sparse_block_edges(X, max_bins, edges, n_bins, bounds, f_lo, f_hi):
     """:func:`_feature_edges` of the columns ``f_lo .. f_hi - 1`` of the CSC matrix ``X``, implicit zeros included.
 
     A column's distinct values and their counts are those of its sorted
@@ -69,13 +87,20 @@ def _sparse_block_edges(X, max_bins, edges, n_bins, f_lo, f_hi):
     n_distinct = np.bincount(ucol, minlength=f_hi - f_lo)
     first = np.concatenate(([0], np.cumsum(n_distinct)))
     n_bins[f_lo:f_hi] = np.maximum(n_distinct, 1)
-    # columns with few distinct values: an edge between each two consecutive ones
+    # columns with few distinct values: an edge between each two consecutive ones, a bin per value
     pair = np.flatnonzero((ucol[1:] == ucol[:-1]) & (n_distinct[ucol[:-1]] <= max_bins))
     edges[f_lo + ucol[pair], pair - first[ucol[pair]]] = _midpoints(uniq[pair], uniq[pair + 1])
+    if bounds is not None:
+        few = np.flatnonzero(n_distinct[ucol] <= max_bins)
+        code = few - first[ucol[few]]
+        bounds[f_lo + ucol[few], code, 0] = uniq[few]
+        bounds[f_lo + ucol[few], code, 1] = uniq[few]
     for j in np.flatnonzero(n_distinct > max_bins):
         e = _edges_of_counts(uniq[first[j]:first[j + 1]], counts[first[j]:first[j + 1]], max_bins)
         edges[f_lo + j, :e.size] = e
         n_bins[f_lo + j] = e.size + 1
+        if bounds is not None:
+            _set_bounds(bounds[f_lo + j], e, uniq[first[j]:first[j + 1]])
 
 
 def _midpoints(lo, hi):
@@ -165,7 +190,7 @@ def _edges_of_counts(uniq, counts, max_bins):
     return np.sort(np.concatenate(parts))
 
 
-def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0, n_threads=1):
+def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0, n_threads=1, bounds=False):
     """Bin edges of every feature.
 
     Parameters
@@ -176,11 +201,15 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
     subsample : int, quantiles are computed on at most this many rows.
     n_threads : int, threads over blocks of features (numpy's sort releases
         the GIL); the edges do not depend on it.
+    bounds : bool, also return the bins' bounds.
 
     Returns
     -------
     edges : float64 (n_features, max_bins - 1), padded with +inf.
     n_bins : int32 (n_features,), number of value bins of each feature.
+    bin_bounds : float64 (n_features, max_bins, 2), with ``bounds=True`` only:
+        the least and greatest value of each bin among the rows read (NaN
+        for an empty bin); see :func:`split_threshold`.
     """
     if not 2 <= max_bins <= MAX_BINS:
         raise ValueError(f"max_bins must be in [2, {MAX_BINS}], got {max_bins}.")
@@ -190,6 +219,7 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
         X = X[rows]
     edges = np.full((n_features, max_bins - 1), np.inf, dtype=np.float64)
     n_bins = np.empty(n_features, dtype=np.int32)
+    bin_bounds = np.full((n_features, max_bins, 2), np.nan) if bounds else None
     if sp.issparse(X):
         X = X.tocsc()
         if not X.has_canonical_format:
@@ -198,15 +228,48 @@ def compute_bin_edges(X, max_bins=MAX_BINS, subsample=BINNING_SUBSAMPLE, seed=0,
 
     def edges_of(f_lo, f_hi):
         if sp.issparse(X):
-            _sparse_block_edges(X, max_bins, edges, n_bins, f_lo, f_hi)
+            _sparse_block_edges(X, max_bins, edges, n_bins, bin_bounds, f_lo, f_hi)
             return
         for f in range(f_lo, f_hi):
-            e = _feature_edges(X[:, f], max_bins)
+            e, uniq = _feature_edges(X[:, f], max_bins)
             edges[f, : e.size] = e
             n_bins[f] = e.size + 1
+            if bounds:
+                _set_bounds(bin_bounds[f], e, uniq)
 
     run_blocks(edges_of, n_features, n_threads)
-    return edges, n_bins
+    return (edges, n_bins, bin_bounds) if bounds else (edges, n_bins)
+
+
+@njit(inline="always")
+def split_threshold(bin_bounds, edges, f, b, m, threshold):
+    """The threshold of a split of feature ``f`` whose left child holds codes up to ``b`` and whose right
+    child's least code is ``m`` (``MISSING_BIN``: none; ``threshold``, the edge, is then kept).
+
+    Halfway between the greatest value of bin ``b`` and the least of bin
+    ``m`` (:func:`.splitters.exact.midpoint`'s rule), as the exact search
+    cuts between the node's two values; kept between ``edges[f, b]`` and
+    ``edges[f, m - 1]``, so that every training row stays on its side (a
+    bin's bounds come from the rows the edges were computed on, which may be
+    a subsample).  With one bin per distinct value this is the exact
+    search's threshold.
+    """
+    if m >= MISSING_BIN or b >= MISSING_BIN - 1 or bin_bounds.shape[0] == 0:
+        return threshold
+    lo = bin_bounds[f, b, 1]
+    hi = bin_bounds[f, m, 0]
+    if not (lo < hi):  # an empty bin's NaN, or bounds that do not order
+        return threshold
+    t = 0.5 * (lo + hi)
+    if t >= hi:
+        t = lo
+    low_edge = edges[f, b]
+    high_edge = edges[f, m - 1]
+    if t < low_edge:
+        t = low_edge
+    if t > high_edge:
+        t = high_edge
+    return t
 
 
 @njit

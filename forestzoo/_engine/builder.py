@@ -38,6 +38,12 @@ _EMPTY_POOL = np.empty((0, 0, 256, 1))
 _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree writes only a non-empty one)
 _EMPTY_INT32 = np.empty(0, dtype=np.int32)  # no dominant codes / no row-wise index
 _NO_ROW_PTR = np.empty(0, dtype=np.int64)
+_NO_BOUNDS = np.empty((0, 0, 2), dtype=np.float64)
+
+
+def _bounds_of(data):
+    """The bins' bounds the grower reads (an empty array: thresholds at the bin edges)."""
+    return _NO_BOUNDS if data.bin_bounds is None else data.bin_bounds
 
 
 @dataclass
@@ -56,6 +62,9 @@ class TrainingData:
     #: int64 (n_samples + 1,) and int32: the row-wise index of binning.other_code_rows, or None
     row_ptr: np.ndarray | None = None
     row_feat: np.ndarray | None = None
+    #: float64 (n_features, max_bins, 2): each bin's least and greatest value (hist; see
+    #: binning.split_threshold), or None: thresholds at the bin edges
+    bin_bounds: np.ndarray | None = None
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
@@ -85,7 +94,8 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
                 X = X.copy()
                 X.sum_duplicates()
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
-        edges, n_bins = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed, n_threads=n_threads)
+        edges, n_bins, bin_bounds = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed,
+                                                      n_threads=n_threads, bounds=True)
         Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
         csc = X if sp.issparse(X) else None
@@ -97,8 +107,8 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         n_bins = np.zeros(n_features, dtype=np.int32)
         Xb = np.empty((0, 0), dtype=np.uint8)
         Xf = csc_layout(X) if sp.issparse(X) else np.ascontiguousarray(X.T, dtype=np.float32)
-        dominant = row_ptr = row_feat = None
-    return TrainingData(code, n_features, Xb, Xf, edges, n_bins, dominant, row_ptr, row_feat)
+        dominant = row_ptr = row_feat = bin_bounds = None
+    return TrainingData(code, n_features, Xb, Xf, edges, n_bins, dominant, row_ptr, row_feat, bin_bounds)
 
 
 def resolve_max_features(max_features, n_features):
@@ -346,8 +356,8 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     def run(handle):
         return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR,
                           data.row_ptr is not None and data.row_ptr.size > 0)(
-            data.Xb, data.Xf, data.n_bins, data.edges, target.yk, target.yr, weights, idx, n_values, crit,
-            data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
+            data.Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), target.yk, target.yr, weights, idx, n_values,
+            crit, data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
             pool_buf, row_leaf, int(hist_threads), int(local_rows), mono,
@@ -413,7 +423,8 @@ def _grow_multi(data, target, weights, params, seed):
     pool_slots = int(min(MAX_POOL_SLOTS, max(2, _POOL_BYTES // max(slot_bytes, 1)))) if data.splitter == HIST else 0
     n_evals = np.zeros(1, np.int64)
     table, values = grow_multi(
-        data.Xb, data.Xf, data.n_bins, data.edges, np.ascontiguousarray(target.Y, dtype=np.float64), weights, idx, K,
+        data.Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
+        weights, idx, K,
         crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),
         int(params.min_samples_split), int(params.min_samples_leaf),
         float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),

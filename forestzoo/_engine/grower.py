@@ -27,7 +27,7 @@ import numba
 import numpy as np
 
 from .._jit import borrow, keep_alive, njit
-from .binning import MISSING_BIN
+from .binning import MISSING_BIN, split_threshold
 from .criteria import SQUARED_ERROR, node_value_for, q_of, weighted_impurity_for
 from .data import borrow_data, can_copy_local, copy_local
 from .data import n_features as data_n_features
@@ -340,6 +340,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     tot_right[:] = 0.0
     n_left = 0
     n_right = 0
+    least_right = MISSING_BIN  # hist: the least code of a row of value going right (MISSING_BIN: none)
     w_left = 0.0
     w_right = 0.0
     s1_left = 0.0
@@ -353,6 +354,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
         elif only == HIST:
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
+            least_right = min(least_right, c if c > bin_ else MISSING_BIN)  # branch-free, as the rest
         else:
             v = data_value(Xf, feature, i)
             left = (v <= threshold) or (missing_left and v != v)
@@ -408,7 +410,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
     tot_left[1] = w_left
     tot_right[0] = n_right
     tot_right[1] = w_right
-    return n_left
+    return n_left, least_right
 
 
 @njit
@@ -519,7 +521,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
     """
 
     def grow_tree(
-        Xb, Xf, n_bins, edges, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
+        Xb, Xf, n_bins, edges, bin_bounds, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
         node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono, dominant, row_ptr, row_feat,
     ):
@@ -534,6 +536,8 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         Xf : the raw values in a layout of :mod:`.data` (exact, random, stochastic), else an empty
             float32 ``(0, 0)`` array.
         n_bins, edges : from :mod:`.binning`.
+        bin_bounds : float64 (n_features, max_bins, 2) bins' bounds (:func:`.binning.split_threshold`),
+            or an empty ``(0, 0, 2)`` array: a hist split's threshold is then its bin edge.
         yk, yr : int32 class index / float64 target of every row (one is unused).
         w : float64 per-row weight (bootstrap count x sample_weight x class weight).
         idx : int rows with positive weight, sorted; permuted in place.
@@ -730,6 +734,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         Xc = Xf  # what the kernels read: Xf, or the current subtree's block
         n_bins = borrow(n_bins)
         edges = borrow(edges)
+        bin_bounds = borrow(bin_bounds)
         idx = borrow(idx)
         w = borrow(w)
         yk = borrow(yk)
@@ -990,10 +995,13 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
 
             feature = int(rec[REC_FEATURE])
             ml = rec[REC_MISSING_LEFT] > 0.5
-            n_left = _partition(
+            n_left, least_right = _partition(
                 Xb, Xc, splitter, ONLY, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
                 buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1], REG,
             )
+            threshold = rec[REC_THRESHOLD]
+            if ONLY == HIST and feature >= 0:  # halfway between the values on the two sides, as the exact search
+                threshold = split_threshold(bin_bounds, edges, feature, int(rec[REC_BIN]), least_right, threshold)
             mid = start + n_left
             if COLS == 1:
                 if use_cols:
@@ -1017,7 +1025,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                     pend_bounds[1, 1] = middle
             table[node, COL_FEATURE] = feature
             table[node, COL_OBLIQUE] = rec[REC_OBLIQUE]
-            table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
+            table[node, COL_THRESHOLD] = threshold
             table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
             table[node, COL_IMPROVEMENT] = gain
             n_leaves -= 1

@@ -48,7 +48,7 @@ candidate feature).
 import numpy as np
 
 from .._jit import njit
-from .binning import MISSING_BIN
+from .binning import MISSING_BIN, split_threshold
 from .criteria import ABSOLUTE_ERROR, GINI, POISSON, SQUARED_ERROR, poisson_zero_tol, q_of
 from .data import n_features as data_n_features
 from .data import value as data_value
@@ -699,17 +699,21 @@ def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold
                clf, n_out, K, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` (``w`` and the rows of ``Y`` travel with it).
 
-    Sums the children's statistics on the way; returns the left size.
+    Sums the children's statistics on the way; returns the left size and, for hist, the least code of a row of
+    value going right (``MISSING_BIN``: none).
     """
     tot_left[:] = 0.0
     tot_right[:] = 0.0
     n_left = 0
     n_right = 0
+    least_right = MISSING_BIN
     for p in range(start, end):
         i = idx[p]
         if splitter == HIST:
             c = Xb[feature, i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
+            if c < least_right and c > bin_:
+                least_right = c
         else:
             v = data_value(Xf, feature, i)
             left = (v <= threshold) or (missing_left and v != v)
@@ -734,7 +738,7 @@ def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold
         w[start + n_left + q] = wbuf[q]
         for o in range(n_out):
             Y[start + n_left + q, o] = ybuf[q, o]
-    return n_left
+    return n_left, least_right
 
 
 @njit(inline="always")
@@ -749,7 +753,7 @@ def _node_value(s, clf, n_out, K, out):
 
 
 @njit
-def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter, max_features, max_depth,
+def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterion, splitter, max_features, max_depth,
                min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng,
                pool_slots, n_evals):
     """Grow one multi-output tree; returns ``(node_table, values)`` (the layout of :mod:`.grower`).
@@ -951,11 +955,15 @@ def grow_multi(Xb, Xf, n_bins, edges, Y_all, w_all, idx, K, criterion, splitter,
 
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
-        n_left = _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD],
-                            ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion, pend_tot[0], pend_tot[1])
+        n_left, least_right = _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]),
+                                         rec[REC_THRESHOLD], ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion,
+                                         pend_tot[0], pend_tot[1])
         mid = start + n_left
         table[node, COL_FEATURE] = feature
-        table[node, COL_THRESHOLD] = rec[REC_THRESHOLD]
+        threshold = rec[REC_THRESHOLD]
+        if splitter == HIST:  # halfway between the values on the two sides (binning.split_threshold)
+            threshold = split_threshold(bin_bounds, edges, feature, int(rec[REC_BIN]), least_right, threshold)
+        table[node, COL_THRESHOLD] = threshold
         table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
         table[node, COL_IMPROVEMENT] = gain
         n_leaves -= 1
