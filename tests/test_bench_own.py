@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -199,6 +200,23 @@ def test_module_callable_models(tmp_path, monkeypatch):
                           ("my_zoo:", "expected module:callable")]:
         with pytest.raises(ValueError, match=re.escape(message)):
             get_model(spec)
+
+
+def test_a_factory_that_ignores_the_suites_seed_is_warned_about(tmp_path, monkeypatch):
+    (tmp_path / "my_rf.py").write_text(
+        "from forestzoo import RandomForestClassifier\n\n\n"
+        "def rf_exact():\n    return RandomForestClassifier(splitter='exact')\n\n\n"
+        "def rf_seeded(n_estimators, random_state):\n"
+        "    return RandomForestClassifier(n_estimators=n_estimators, random_state=random_state)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in [n for n in MODELS if ":" in n]:
+        monkeypatch.delitem(MODELS, name)
+    with pytest.warns(UserWarning, match=r"does not take n_estimators or random_state, so RandomForestClassifier "
+                                         r"keeps its own \(n_estimators=100, random_state=None\)"):
+        model_from_spec("my_rf:rf_exact")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model_from_spec("my_rf:rf_seeded")
 
 
 def test_entry_point_models_are_listed_and_a_broken_one_is_left_out(tmp_path, monkeypatch,

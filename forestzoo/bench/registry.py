@@ -165,6 +165,13 @@ def _register_factory(name, factory, origin):
         raise ValueError(f"A model named {folded[name.lower()]!r} is already registered.")
     takes = [k for k in ("n_estimators", "n_jobs", "random_state")
              if _accepts(factory, k)]
+    ignored = [k for k in ("n_estimators", "random_state") if k not in takes and k in model.get_params()]
+    if ignored:
+        # the results would still record the suite's settings beside the model's own
+        warnings.warn(f"{origin} does not take {' or '.join(ignored)}, so {type(model).__name__} keeps its own "
+                      f"({', '.join(f'{k}={model.get_params()[k]!r}' for k in ignored)}) instead of the suite's: "
+                      f"its folds are not seeded or sized like the other models'. Add "
+                      f"{' and '.join(ignored)} to the factory's parameters.", UserWarning, stacklevel=3)
     MODELS[name] = ModelSpec(
         name, lambda n_estimators=100, n_jobs=None, random_state=None: _call_factory(
             factory, n_estimators, n_jobs, random_state),
