@@ -284,7 +284,7 @@ def _numbered_as_scikit_learn(nodes, values, max_leaf_nodes, row_leaf=None):
     if max_leaf_nodes >= 0:
         return nodes, values
     nodes, values, new_index = depth_first_order(nodes, values)
-    if new_index is not None and row_leaf is not None and row_leaf.shape[0]:
+    if row_leaf is not None and row_leaf.shape[0]:
         reached = row_leaf >= 0
         row_leaf[reached] = new_index[row_leaf[reached]]
     return nodes, values

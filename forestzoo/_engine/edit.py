@@ -58,6 +58,19 @@ def _take_records(nodes, order):
     return raw[order].view(nodes.dtype).reshape(order.shape[0])
 
 
+def _in_preorder(nodes):
+    """``(order, new_index, out)``: the rows reachable from the root in depth-first (pre)order, each old
+    row's new number (``TREE_LEAF`` for an unreachable one), and those rows renumbered."""
+    order = _preorder(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64))
+    new_index = np.full(nodes.shape[0], TREE_LEAF, dtype=np.int64)
+    new_index[order] = np.arange(order.shape[0])
+    out = _take_records(nodes, order)
+    internal = out["left"] != TREE_LEAF
+    out["left"][internal] = new_index[out["left"][internal]]
+    out["right"][internal] = new_index[out["right"][internal]]
+    return order, new_index, out
+
+
 def depth_first_order(nodes, values):
     """``(nodes, values, new_index)`` with the nodes numbered depth-first, left child first.
 
@@ -65,21 +78,12 @@ def depth_first_order(nodes, values):
     (preorder), and tools that read ``tree_`` arrays may assume it.  Every
     row of ``nodes`` must be reachable from the root (a freshly grown tree);
     depths and side-array references are unchanged by the renumbering.
-    ``new_index[k]`` is the new number of old row ``k``; it is None when the
-    nodes were in that order already (then the inputs are returned).
+    ``new_index[k]`` is the new number of old row ``k``.
     """
-    n = nodes.shape[0]
-    order = _preorder(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64))
-    if order.shape[0] != n:
-        raise ValueError(f"{n - order.shape[0]} of the tree's {n} nodes are not reachable from its root.")
-    if np.array_equal(order, np.arange(n)):
-        return nodes, values, None
-    new_index = np.empty(n, np.int64)
-    new_index[order] = np.arange(n)
-    out = _take_records(nodes, order)
-    internal = out["left"] != TREE_LEAF
-    out["left"][internal] = new_index[out["left"][internal]]
-    out["right"][internal] = new_index[out["right"][internal]]
+    order, new_index, out = _in_preorder(nodes)
+    if order.shape[0] != nodes.shape[0]:
+        raise ValueError(f"{nodes.shape[0] - order.shape[0]} of the tree's {nodes.shape[0]} nodes are not "
+                         f"reachable from its root.")
     return out, values[order], new_index
 
 
@@ -89,14 +93,8 @@ def compact(tree):
     Depths are recomputed from the structure and unused oblique side-array
     rows are dropped too.  The result satisfies the engine's invariants.
     """
-    nodes = tree.nodes
-    order = _preorder(nodes["left"].astype(np.int64), nodes["right"].astype(np.int64))
-    new_index = np.full(nodes.shape[0], TREE_LEAF, dtype=np.int64)
-    new_index[order] = np.arange(order.shape[0])
-    out = _take_records(nodes, order)
+    order, _, out = _in_preorder(tree.nodes)
     internal = out["left"] != TREE_LEAF
-    out["left"][internal] = new_index[out["left"][internal]]
-    out["right"][internal] = new_index[out["right"][internal]]
     # depths: parents come first in preorder, so one forward pass suffices
     depth = np.zeros(out.shape[0], dtype=np.int32)
     for k in np.flatnonzero(internal):
