@@ -39,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: name -> (import line, constructor expression, task); small settings: the compile is what is measured
 CASES = {
     "RandomForestClassifier": ("RandomForestClassifier", "RandomForestClassifier(n_estimators=10, random_state=0)", "clf"),
+    "RandomForestRegressor": ("RandomForestRegressor", "RandomForestRegressor(n_estimators=10, random_state=0)", "reg"),
     "ExtraTreesRegressor": ("ExtraTreesRegressor", "ExtraTreesRegressor(n_estimators=10, random_state=0)", "reg"),
     "GradientBoostingClassifier": ("GradientBoostingClassifier",
                                    "GradientBoostingClassifier(n_estimators=10, random_state=0)", "clf"),

@@ -37,18 +37,17 @@ from .node_model import (
     NODE_AXIS, NODE_AXIS_SUBTREE, NODE_LEAF, NODE_OBLIQUE, OUT_COST, OUT_MISSING_LEFT, OUT_OBLIQUE,
     OUT_SIZE, OUT_THRESHOLD, dispatch,
 )
-from .rng import rng_randint
 from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters.absolute import rank_node, split_absolute
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample_for,
-    is_perfect_split_for, mono_of, mono_stat_for, reset_record,
+    draw_feature, is_perfect_split_for, mono_of, mono_stat_for, reset_record,
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries, column_setup,
-    gather_node_entries, integral_weights, split_column_cls, split_histogram_cls, split_histogram_reg, split_small_cls,
-    split_small_reg, split_sparse_small_cls, subtract_histogram,
+    gather_node_entries, integral_weights, split_column_cls, split_histogram_cls, split_histogram_reg,
+    split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -163,6 +162,46 @@ def _mark_features(idx, start, end, row_ptr, row_feat, marks, value):
 
 
 @njit(inline="always")
+def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_features, min_samples_leaf,
+                     min_weight_leaf, feats, rng, bufs, rec, n_evals, mono):
+    """:func:`find_split` for a small node (fewer than ``SMALL_NODE`` rows, no histograms kept) and a regression criterion.
+
+    The same feature draws, splits and ``n_evals`` counts as :func:`find_split`,
+    each feature searched by :func:`.splitters.hist.split_small_reg`.  The
+    regression ``hist`` grower inlines this directly, under its closure
+    constants, so that Numba prunes it from the other growers before
+    inlining anything: inlined through :func:`find_split` it lengthened the
+    classification grower's first compilation by 2-4 s.  Inlined, a fully
+    grown regression forest fits in 0.58 of the time it took with a compiled
+    call per node and feature; one compiled call per node, with the feature
+    loop inside, still took 1.46 times as long as the inlined search
+    (docs/benchmarks/engine.md, "Regression: small nodes").
+    """
+    keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, colbufs = bufs
+    reset_record(rec)
+    n_features = feats.shape[0]
+    n = end - start
+    # sparse data: the features no row of the node holds a non-dominant code of are constant here
+    use_marks = marks.shape[0] > 0
+    if use_marks:
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
+    n_valid = 0
+    for j in range(n_features):
+        if j >= max_features and n_valid > 0:
+            break
+        f = draw_feature(feats, j, rng)
+        if use_marks and marks[f] == 0 and dominant[f] >= 0:
+            continue
+        cst, lo, hi = mono_of(mono, f)
+        if split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf,
+                           criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi):
+            n_valid += 1
+        n_evals[0] += n
+    if use_marks:
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
+
+
+@njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
     min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono, reg, cols,
@@ -218,10 +257,7 @@ def find_split(
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
-        r = j + rng_randint(rng, n_features - j)
-        f = feats[r]
-        feats[r] = feats[j]
-        feats[j] = f
+        f = draw_feature(feats, j, rng)
         cst, lo, hi = mono_of(mono, f)
         if only == HIST:
             if slot >= 0:
@@ -250,10 +286,9 @@ def find_split(
                                                 sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
                     n_evals[0] += marks[f]
                 elif reg:
-                    ok = split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
-                                         min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
-                                         hi)
-                    n_evals[0] += n
+                    # not reached (the grower searches such a node with search_small_reg): the branch
+                    # keeps the classification search below out of a regression grower
+                    ok = False
                 else:
                     ok = split_small_cls(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
                                          min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
@@ -301,10 +336,7 @@ def find_split(
                 # remaining draws and swaps, so the tree and the random stream stay the full search's.
                 if max_features >= n_features:
                     for jj in range(j + 1, n_features):
-                        r = jj + rng_randint(rng, n_features - jj)
-                        f = feats[r]
-                        feats[r] = feats[jj]
-                        feats[jj] = f
+                        draw_feature(feats, jj, rng)
                 break
     if use_marks:
         if cols:
@@ -913,11 +945,22 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                                                      min_weight_leaf, criterion, max_features, feats, rng, sdt, keys,
                                                      samples, miss, cum, tmp, rec, n_evals)
                         else:
-                            find_split(
-                                Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, ONLY,
-                                max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch,
-                                bufs, rec, n_evals, mono, REG, COLS,
-                            )
+                            searched = False
+                            # one constant per test, so that Numba prunes the call (and its inlining) from
+                            # every grower but the regression hist one
+                            if REG:
+                                if ONLY == HIST:
+                                    if slot < 0 and n < SMALL_NODE:
+                                        search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion,
+                                                         max_features, min_samples_leaf, min_weight_leaf, feats, rng,
+                                                         bufs, rec, n_evals, mono)
+                                        searched = True
+                            if not searched:
+                                find_split(
+                                    Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
+                                    ONLY, max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot,
+                                    ready, scratch, bufs, rec, n_evals, mono, REG, COLS,
+                                )
                     if status == NODE_OBLIQUE and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
                         rec[REC_FEATURE] = -1.0

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..._jit import njit
 from ..criteria import GINI, SQUARED_ERROR, children_cost_for, q_of
+from ..rng import rng_randint
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -110,6 +111,16 @@ def feasible(n_left, w_left, total, min_samples_leaf, min_weight_leaf):
         and w_left >= min_weight_leaf
         and w_right >= min_weight_leaf
     )
+
+
+@njit(inline="always")
+def draw_feature(feats, j, rng):
+    """The ``j``-th feature of a node's random order: a step of a partial Fisher-Yates shuffle of ``feats``."""
+    r = j + rng_randint(rng, feats.shape[0] - j)
+    f = feats[r]
+    feats[r] = feats[j]
+    feats[j] = f
+    return f
 
 
 @njit(inline="always")
