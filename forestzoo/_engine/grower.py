@@ -164,7 +164,7 @@ def _mark_features(idx, start, end, row_ptr, row_feat, marks, value):
 @njit(inline="always")
 def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_features, min_samples_leaf,
                      min_weight_leaf, feats, rng, bufs, rec, n_evals, mono):
-    """:func:`find_split` for a small node (fewer than ``SMALL_NODE`` rows, no histograms kept) and a regression criterion.
+    """:func:`find_split` for a regression criterion and a small node (fewer than ``SMALL_NODE`` rows, no histograms).
 
     The same feature draws, splits and ``n_evals`` counts as :func:`find_split`,
     each feature searched by :func:`.splitters.hist.split_small_reg`.  The

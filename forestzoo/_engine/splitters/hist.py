@@ -716,7 +716,7 @@ def _is_splittable(m, keys, miss):
 
 @njit(inline="always")
 def _record_small(rec, cost, pos, m, keys, f, ml, edges):
-    """Record the split after sorted position ``pos`` of ``m`` (all values left when ``pos == m - 1``) if it is the best."""
+    """Keep the split after sorted position ``pos`` of ``m`` (all values left when ``pos == m - 1``) if it is best."""
     if cost < rec[REC_COST]:
         _record_split(rec, cost, f, ml, MISSING_BIN - 1 if pos == m - 1 else int(keys[pos]), edges)
 
