@@ -56,14 +56,15 @@ from .grower import (
     COL_DEPTH, COL_FEATURE, COL_IMPROVEMENT, COL_IMPURITY, COL_LEFT, COL_MISSING_LEFT, COL_N_SAMPLES, COL_OBLIQUE,
     COL_RIGHT, COL_THRESHOLD, COL_WEIGHTED_N, N_COLS,
 )
-from .rng import rng_randint, rng_uniform
+from .rng import rng_uniform
 from .splitters import EXACT, HIST, RANDOM
 from .splitters._common import (
-    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, insert_sorted, reset_record,
-    same_value,
+    INF, REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_SIZE, REC_THRESHOLD, draw_feature, insert_sorted,
+    reset_record, same_value,
 )
 from .splitters.absolute import _scan_groups, _two_side_errors, prefix_errors, rank_node
 from .splitters.exact import midpoint
+from .splitters.hist import _is_splittable
 
 _LOG2 = np.log(2.0)
 _DBL_EPS = np.finfo(np.float64).eps
@@ -459,9 +460,7 @@ def _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edge
 def _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf, min_weight_leaf,
                   edges, cum, tmp, rec):
     """The scan of :func:`_split_small` over its ``m`` sorted codes."""
-    if m == 0:
-        return False
-    if keys[m - 1] == keys[0] and miss[0] == 0.0:
+    if not _is_splittable(m, keys, miss):
         return False
     cost, j, ml = _scan_sorted_for(keys, pos, m, miss, total, w, Y, clf, n_out, K, criterion, min_samples_leaf,
                                    min_weight_leaf, cum, tmp)
@@ -499,10 +498,7 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
-        r = j + rng_randint(rng, n_features - j)
-        f = feats[r]
-        feats[r] = feats[j]
-        feats[j] = f
+        f = draw_feature(feats, j, rng)
         n_evals[0] += n
         if splitter == HIST:
             if slot >= 0:
@@ -618,10 +614,7 @@ def _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, t
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
-        r = j + rng_randint(rng, n_features - j)
-        f = feats[r]
-        feats[r] = feats[j]
-        feats[j] = f
+        f = draw_feature(feats, j, rng)
         n_evals[0] += n
         # the feature's values in node order; a NaN (or the missing bin) is keyed +inf, so it sorts last
         lo = np.inf

@@ -42,7 +42,9 @@ import numpy as np
 from ..._jit import borrow, keep_alive, njit
 from ..data import value
 from ..rng import rng_randint
-from ._common import REC_COST, add_sample_for, is_perfect_split_for, scan_sorted_cls, scan_sorted_reg
+from ._common import (
+    REC_COST, add_sample_for, draw_feature, is_perfect_split_for, scan_sorted_cls, scan_sorted_reg,
+)
 from .exact import split_exact_cls, split_exact_reg
 
 P_C, P_ALPHA, P_MIN_FRACTION, P_N0 = 0, 1, 2, 3
@@ -316,10 +318,7 @@ def _split_stochastic(
     n_features = feats.shape[0]
     n_cand = min(max_features, n_features)
     for j in range(n_cand):
-        r = j + rng_randint(rng, n_features - j)
-        f = feats[r]
-        feats[r] = feats[j]
-        feats[j] = f
+        draw_feature(feats, j, rng)
     batch, n_rounds, min_keep, _, cap = sdt_plan(n, n_cand, params)
     alive = n_cand
     if n_rounds > 0:
