@@ -1,10 +1,14 @@
 """forestzoo.interop: trees and forests to and from scikit-learn, and the tools that read scikit-learn's trees."""
 
+import re
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn import ensemble as ske, tree as skt
 from sklearn.datasets import make_classification, make_regression
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 import forestzoo as fz
 from forestzoo.datasets import list_datasets, load_dataset
@@ -270,3 +274,23 @@ def test_treelite_predicts_the_same(reg_data):
     model = fz.RandomForestRegressor(n_estimators=3, random_state=0).fit(X32, y)
     tl = treelite.sklearn.import_model(to_sklearn(model))
     np.testing.assert_allclose(np.ravel(treelite.gtil.predict(tl, X32)), model.predict(X32), rtol=1e-12, atol=1e-9)
+
+
+INTEROP_PAGE = Path(__file__).resolve().parents[1] / "docs" / "interop.md"
+#: the optional tools the page's examples import (the ``interop`` extra); an example needing an absent one is skipped
+OPTIONAL_TOOLS = {"shap", "skl2onnx", "onnxruntime", "treelite"}
+
+
+def _page_examples():
+    return re.findall(r"```python\n(.*?)```", INTEROP_PAGE.read_text(encoding="utf-8"), re.S)
+
+
+@pytest.mark.parametrize("index", range(len(_page_examples())))
+def test_the_interoperability_page_examples_run(index):
+    """Each example of docs/interop.md runs as printed (its own asserts included)."""
+    code = _page_examples()[index]
+    for tool in OPTIONAL_TOOLS & set(re.findall(r"^(?:import|from) (\w+)", code, re.M)):
+        pytest.importorskip(tool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the fine-tuning example stops at n_epochs on purpose
+        exec(compile(code, f"{INTEROP_PAGE.name} example {index}", "exec"), {"__name__": "__interop_example__"})

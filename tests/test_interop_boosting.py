@@ -191,3 +191,60 @@ def test_closest_prior_reproduces_a_reachable_initial_score():
         p = np.clip(_closest_prior(raw0, sk._loss), eps, 1 - eps)
         found = sk._loss.link.link(p[1:]) if raw0.shape[0] == 1 else sk._loss.link.link(p[None])[0]
         np.testing.assert_array_equal(found, raw0, err_msg=name)
+
+
+# The tools that read scikit-learn's gradient boosting, on a forestzoo model converted to it.
+
+def test_shap_tree_explainer_is_additive_on_converted_boosting():
+    shap = pytest.importorskip("shap")
+    for name, cls in (("breast_cancer_wisconsin_diag", fz.GradientBoostingClassifier),
+                      ("airfoil", fz.GradientBoostingRegressor)):
+        X, y = _data(name)
+        model = cls(n_estimators=20, learning_rate=0.37, random_state=0).fit(X, y)
+        explainer = shap.TreeExplainer(to_sklearn(model))
+        values = np.asarray(explainer.shap_values(X[:40]))  # (rows, features): the raw score's contributions
+        raw = model.decision_function(X[:40]) if hasattr(model, "decision_function") else model.predict(X[:40])
+        np.testing.assert_allclose(values.sum(axis=1) + explainer.expected_value, raw, rtol=1e-12, atol=1e-12)
+    # SHAP itself explains scikit-learn's gradient boosting for two classes only; the conversion does not hide that
+    X, y = _data("iris")
+    sk = to_sklearn(fz.GradientBoostingClassifier(n_estimators=5, random_state=0).fit(X, y))
+    with pytest.raises(Exception, match="binary"):
+        shap.TreeExplainer(sk)
+
+
+@pytest.mark.parametrize("name", ["breast_cancer_wisconsin_diag", "iris", "airfoil"])
+def test_onnx_reproduces_converted_boosting(name):
+    pytest.importorskip("skl2onnx")
+    rt = pytest.importorskip("onnxruntime")
+    from skl2onnx import to_onnx
+
+    X, y = _data(name)
+    X32 = X.astype(np.float32)
+    cls = fz.GradientBoostingRegressor if name == "airfoil" else fz.GradientBoostingClassifier
+    model = cls(n_estimators=20, random_state=0).fit(X32, y)
+    sk = to_sklearn(model)
+    options = {id(sk): {"zipmap": False}} if cls is fz.GradientBoostingClassifier else None
+    session = rt.InferenceSession(to_onnx(sk, X32[:1], options=options).SerializeToString(),
+                                  providers=["CPUExecutionProvider"])
+    outputs = session.run(None, {session.get_inputs()[0].name: X32})
+    if cls is fz.GradientBoostingClassifier:
+        np.testing.assert_array_equal(outputs[0], model.predict(X32))
+        np.testing.assert_allclose(outputs[1], model.predict_proba(X32), rtol=0, atol=1e-5)
+    else:  # ONNX sums the trees in float32: within float32's relative precision of the target's scale
+        np.testing.assert_allclose(np.ravel(outputs[0]), model.predict(X32), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["breast_cancer_wisconsin_diag", "iris", "airfoil"])
+def test_treelite_predicts_converted_boosting(name):
+    treelite = pytest.importorskip("treelite")
+    X, y = _data(name)
+    X32 = X.astype(np.float32)
+    cls = fz.GradientBoostingRegressor if name == "airfoil" else fz.GradientBoostingClassifier
+    model = cls(n_estimators=20, random_state=0).fit(X32, y)
+    got = treelite.gtil.predict(treelite.sklearn.import_model(to_sklearn(model)), X32)  # (rows, 1, outputs)
+    if cls is fz.GradientBoostingRegressor:
+        np.testing.assert_allclose(np.ravel(got), model.predict(X32), rtol=1e-12, atol=1e-9)
+    else:  # the probability of class 1 for two classes, every class's otherwise
+        want = model.predict_proba(X32)
+        want = want[:, 1:] if want.shape[1] == 2 else want
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=0, atol=1e-6)
