@@ -460,6 +460,7 @@ def family_models():
         "rvfl": _fit("RVFLClassifier", n_hidden=6),
         "rvfl_forest": _fit("RVFLForestClassifier", n_estimators=2, n_hidden=6),
         "gb": _fit("GradientBoostingClassifier", n_estimators=3),
+        "rf_reg": _fit("RandomForestRegressor", n_estimators=3),
         "ada": _fit("AdaBoostClassifier", n_estimators=3),
         "ada_logit": _fit("AdaBoostClassifier", n_estimators=3, algorithm="LogitBoost"),
         "ada_reg": _fit("AdaBoostRegressor", n_estimators=3),
@@ -532,6 +533,8 @@ FAMILY_EDITS = {
     "dnf weight that overflows": ("dnf", "dnfs_[0].weights", lambda w: w * 1e300, "overflow"),
     "gradient boosting leaves that overflow together": ("gb", "estimators_", lambda e: _set_leaves(e, 1e308),
                                                         "overflow"),
+    "forest regressor leaves that overflow together": ("rf_reg", "estimators_", lambda e: _set_leaves(e, 1e308),
+                                                       "overflows"),
     "rvfl unknown activation": ("rvfl", "model_", _tuple_item(4, lambda a: "__class__"), "model_"),
     "rvfl forest bag without its trees": ("rvfl_forest", "bags_[0]", lambda b: (b[0], b[1][:1]), "bags_"),
     # boosting: a tree per score column, initial scores per column, a weight per round
@@ -556,8 +559,8 @@ FAMILY_EDITS = {
 
 
 def _set_leaves(members, factor):
-    """Every member tree's values set to ``factor`` (each finite, their sum over rounds not)."""
-    for member in members.flat:
+    """Every member tree's values set to ``factor`` (each finite, their sum over the members not)."""
+    for member in np.asarray(members, dtype=object).flat:
         member.tree_.values[:] = factor
     return members
 

@@ -625,6 +625,11 @@ def _check_labels(classes, k, where, checked):
         _fail(where, "must hold sorted, distinct class labels")
 
 
+def _stored_values(tree):
+    """The value table prediction reads: a leaf-value tree's leaf rows, every node's row otherwise."""
+    return tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
+
+
 def check_tree_owner(est, where, checked):
     """A decision tree's ``tree_`` reads the columns it validates: feature count and value columns agree.
 
@@ -648,8 +653,7 @@ def check_tree_owner(est, where, checked):
             _fail(f"{where}.tree_.values", f"must have {_expected_values(est, where)} column(s) (n_classes_ "
                                            f"or 1), got {tree.n_values}")
         if isinstance_classifier(est):
-            stored = tree.__dict__["leaf_values"] if isinstance(tree, LeafValueTree) else tree.__dict__["values"]
-            check_proportions(stored, f"{where}.tree_.values")
+            check_proportions(_stored_values(tree), f"{where}.tree_.values")
     if isinstance_classifier(est) and "classes_" in est.__dict__:
         check_classes(est, where, checked)
     members = est.__dict__.get("estimators_")
@@ -662,6 +666,10 @@ def check_tree_owner(est, where, checked):
     widths = {m.tree_.n_values for m in members if isinstance(m.__dict__.get("tree_"), Tree)}
     if len(widths) > 1:
         _fail(f"{where}.estimators_", f"every tree must have the same value columns, got {sorted(widths)}")
+    # the members' predictions are added before they are averaged: each tree's values finite is not enough
+    peak = sum(float(np.abs(_stored_values(m.tree_)).max(initial=0.0)) for m in members)
+    if not np.isfinite(peak):
+        _fail(f"{where}.estimators_", "the members' values are so large that their sum overflows: no fit gives them")
     if "n_features_in_" in est.__dict__:
         d = _n_features_in(est, where)
         if any(m.__dict__.get("n_features_in_") != d for m in members):
