@@ -24,6 +24,9 @@ def main(inp, out, model_name):
         "ARFClassifier": lambda: forest.ARFClassifier(n_models=n_models, seed=seed),
         "AMFClassifier": lambda: forest.AMFClassifier(n_estimators=n_models, seed=seed),
         "ARFRegressor": lambda: forest.ARFRegressor(n_models=n_models, seed=seed),
+        # ARF with the mean of the leaf's targets as its prediction, as the online forest's leaves predict
+        # (river's default, "adaptive", picks per leaf between the mean and a linear model)
+        "ARFRegressor-mean": lambda: forest.ARFRegressor(n_models=n_models, seed=seed, leaf_prediction="mean"),
         "AMFRegressor": lambda: forest.AMFRegressor(n_estimators=n_models, seed=seed),
         "HoeffdingAdaptiveTreeClassifier": lambda: tree.HoeffdingAdaptiveTreeClassifier(seed=seed),
     }[model_name]

@@ -26,7 +26,7 @@ ARFClassifier, AMFClassifier and HoeffdingAdaptiveTreeClassifier are run
 when ``--river-python`` is given.  The regression streams (Friedman #1 with
 abrupt, gradual and recurring changes of its relevant features) score
 ``OnlineRandomForestRegressor`` by prequential MAE, against river's
-ARFRegressor when ``--river-python`` is given; ``--plot`` draws them to a
+ARFRegressor (default and mean leaves) when ``--river-python`` is given; ``--plot`` draws them to a
 second image (``_regression`` added to its name).
 
 Usage::
@@ -131,7 +131,9 @@ def run_drift(args):
 
     Classification streams are scored by accuracy against river's ARF, AMF
     and Hoeffding Adaptive Tree, regression streams (``friedman-*``) by MAE
-    against river's ARFRegressor (river only with ``--river-python``).
+    against river's ARFRegressor, with its default leaves (a linear model or the
+    mean, whichever has erred less) and with leaf means as the online forest's
+    (river only with ``--river-python``).
     """
     from forestzoo.online._streams import REGRESSION_STREAMS, STREAMS
 
@@ -140,7 +142,7 @@ def run_drift(args):
     groups = (
         ("classification", [n for n in names if n not in REGRESSION_STREAMS],
          ("ARFClassifier", "AMFClassifier", "HoeffdingAdaptiveTreeClassifier") if river else ()),
-        ("regression", [n for n in names if n in REGRESSION_STREAMS], ("ARFRegressor",) if river else ()),
+        ("regression", [n for n in names if n in REGRESSION_STREAMS], ("ARFRegressor", "ARFRegressor-mean") if river else ()),
     )
     for task, streams, river_models in groups:
         if streams:
