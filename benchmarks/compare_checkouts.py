@@ -68,14 +68,15 @@ def copy_package(checkout, name, dest):
 def make_data(kind, rows, features, seed, classes=None, density=0.01):
     from sklearn.datasets import make_classification, make_regression
 
-    if kind == "sparse-binary":
+    if kind in ("sparse-binary", "sparse-binary-dense"):
         # a CSR matrix with uniform values on its stored entries, labelled by the sign of a sparse linear score
+        # (``sparse-binary-dense``: the same matrix as a dense array, mostly zeros)
         import scipy.sparse as sp
 
         rng = np.random.RandomState(seed)
         X = sp.random(rows, features, density=density, format="csr", dtype=np.float32, random_state=rng)
         coef = rng.normal(size=features) * (rng.uniform(size=features) < 0.1)
-        return X, (X @ coef > 0).astype(int)
+        return (X.toarray() if kind == "sparse-binary-dense" else X), (X @ coef > 0).astype(int)
     if kind == "regression":
         X, y = make_regression(n_samples=rows, n_features=features, noise=1.0, random_state=seed)
     else:
@@ -150,8 +151,9 @@ def main(argv=None):
     p.add_argument("b", help="checkout B")
     p.add_argument("--estimator", default="DecisionTreeRegressor", help="a class exported by forestzoo")
     p.add_argument("--params", nargs="*", default=["splitter=hist"], help="key=value (JSON values)")
-    p.add_argument("--data", choices=("regression", "binary", "10-class", "sparse-binary"), default="regression")
-    p.add_argument("--density", type=float, default=0.01, help="stored fraction of --data sparse-binary")
+    p.add_argument("--data", choices=("regression", "binary", "10-class", "sparse-binary", "sparse-binary-dense"),
+                   default="regression")
+    p.add_argument("--density", type=float, default=0.01, help="stored fraction of --data sparse-binary[-dense]")
     p.add_argument("--rows", type=int, default=50_000)
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
