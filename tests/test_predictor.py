@@ -10,7 +10,8 @@ import pytest
 
 from forestzoo import ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
 from forestzoo._engine.tree import (
-    COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, compact_table,
+    BRANCH_MIN_BYTES, COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_by_branch, apply_compact,
+    compact_table, walk_by_branch,
 )
 
 
@@ -52,6 +53,61 @@ def test_compact_apply_equals_full_apply_on_values_at_thresholds_and_nan():
                 probe[4 * j + 3, f] = np.nan
             Xt = np.vstack([np.float32(X), probe])
             assert_array_equal(t.apply(Xt), _full_apply(t, Xt))
+
+
+def _sparse_like(n_rows, n_features, density, seed=0):
+    """Mostly zeros, a label from a few columns: fully grown trees become long chains of predictable splits."""
+    rng = np.random.RandomState(seed)
+    X = np.where(rng.rand(n_rows, n_features) < density, rng.rand(n_rows, n_features), 0.0).astype(np.float32)
+    y = (X[:, :20].sum(axis=1) + 0.05 * rng.rand(n_rows) > 0.1).astype(int)
+    return X, y
+
+
+def test_walk_by_branch_reaches_the_leaves_of_the_eight_row_walk():
+    X, y = _sparse_like(3000, 300, 0.02)
+    X[::13, :40] = np.nan
+    Xd, yd = make_classification(2000, 8, random_state=1)
+    Xd[::11, 3] = np.nan
+    for est, data in ((RandomForestClassifier(4, max_features="sqrt", random_state=0).fit(X, y), X),
+                      (RandomForestClassifier(4, splitter="exact", random_state=0).fit(Xd, yd), Xd),
+                      (ExtraTreesRegressor(4, random_state=0).fit(Xd, yd.astype(float)), Xd)):
+        for t in (e.tree_ for e in est.estimators_):
+            internal = np.flatnonzero(t.nodes["left"] >= 0)[:200]
+            probe = np.repeat(np.float32(data[:len(internal)]), 3, axis=0)
+            for j, k in enumerate(internal):  # at, just below and just above the thresholds
+                f, thr32 = t.nodes["feature"][k], np.float32(t.nodes["threshold"][k])
+                probe[3 * j, f] = thr32
+                probe[3 * j + 1, f] = np.nextafter(thr32, np.float32(-np.inf))
+                probe[3 * j + 2, f] = np.nextafter(thr32, np.float32(np.inf))
+            Xt = np.ascontiguousarray(np.vstack([np.float32(data), probe]))
+            by_rows, by_branch = (np.empty(Xt.shape[0], np.intp) for _ in range(2))
+            apply_compact(Xt, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, by_rows)
+            apply_by_branch(Xt, t.compact, by_branch)
+            assert_array_equal(by_branch, by_rows)
+            assert_array_equal(by_branch, _full_apply(t, Xt))
+
+
+def test_branch_walk_is_chosen_for_wide_rows_beyond_the_cache_only():
+    X, y = _sparse_like(4000, 300, 0.02)
+    t = RandomForestClassifier(3, max_features="sqrt", random_state=0).fit(X, y).estimators_[0].tree_
+    big = np.zeros((BRANCH_MIN_BYTES // (4 * 300) + 1, 300), np.float32)
+    assert walk_by_branch(t, big) and not walk_by_branch(t, big[:100])  # rows in cache: eight at a time
+    narrow = np.zeros((BRANCH_MIN_BYTES // (4 * 100) + 1, 100), np.float32)
+    assert not walk_by_branch(t, narrow)
+    oblique = RotationForestClassifier(n_estimators=1, random_state=0).fit(X[:500], y[:500]).estimators_[0].tree_
+    assert not walk_by_branch(oblique, big)
+
+
+def test_forest_predictions_do_not_depend_on_the_walk():
+    from scipy import sparse
+
+    X, y = _sparse_like(4000, 300, 0.02)
+    forest = RandomForestClassifier(3, max_features="sqrt", random_state=0).fit(X, y)
+    Xbig = np.vstack([X] * (BRANCH_MIN_BYTES // X.nbytes + 1))
+    assert walk_by_branch(forest.estimators_[0].tree_, Xbig)
+    # the sparse walk (from CSR, eight rows in flight) reaches the same leaves
+    assert_array_equal(forest.predict_proba(Xbig), forest.predict_proba(sparse.csr_matrix(Xbig)))
+    assert_array_equal(forest.apply(Xbig), forest.apply(sparse.csr_matrix(Xbig)))
 
 
 def test_compact_layout_serves_oblique_nodes_and_is_not_pickled():

@@ -34,7 +34,8 @@ they are for:
   prediction-only :class:`LeafValueTree` and :class:`PredictionTree`), the
   node record :data:`NODE_DTYPE` with :data:`TREE_LEAF` marking a leaf, the
   compact prediction record :data:`COMPACT_DTYPE`, and
-  the compiled predictor kernels :func:`apply_compact`,
+  the compiled predictor kernels :func:`apply_compact` (and
+  :func:`apply_by_branch`, where :func:`walk_by_branch` says so),
   :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
   :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
   an oblique node), :func:`add_leaf_values` / :func:`add_leaf_rows` (a
@@ -80,7 +81,8 @@ from .splitters.stochastic import (
 )
 from .tree import (
     COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
-    accumulate_tree, add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, walks_csr,
+    accumulate_tree, add_leaf_rows, add_leaf_values, apply_by_branch, apply_compact, apply_csr, csr_arrays,
+    dense_row_blocks, walk_by_branch, walks_csr,
 )
 from .tree import _oblique_side as oblique_side
 
@@ -101,6 +103,7 @@ __all__ = [
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",
     "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",
     "oblique_side", "apply_csr", "csr_arrays", "walks_csr", "add_leaf_values", "add_leaf_rows",
+    "walk_by_branch", "apply_by_branch",
     # edits
     "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",
     "regression_targets", "values_from_sums",

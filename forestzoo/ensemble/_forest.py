@@ -26,8 +26,8 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, apply_compact, apply_csr, csr_arrays, dense_row_blocks, grow,
-    prepare_data, walks_csr,
+    add_leaf_rows, add_leaf_values, apply_by_branch, apply_compact, apply_csr, csr_arrays, dense_row_blocks, grow,
+    prepare_data, walk_by_branch, walks_csr,
 )
 from .._parallel import Parallel
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, check_warm_start_features
@@ -120,6 +120,14 @@ def _balanced(yk, counts, target):
     for o, k in enumerate(target.n_classes):
         w *= balanced_weights(yk[:, o], counts, k)
     return w
+
+
+def _add_leaves(tree, leaves, out):
+    """Add the values of the leaves ``leaves`` (one per row) of ``tree`` to ``out``'s rows."""
+    if isinstance(tree, LeafValueTree):
+        add_leaf_rows(leaves, tree.leaf_values, tree.leaf_row, out)
+    else:
+        add_leaf_values(leaves, tree.values, out)
 
 
 def _same_outputs(classes, previous, target, n_outputs):
@@ -342,6 +350,7 @@ class BaseForest(EngineEstimator):
 
         compact = [t.compact for t in trees]  # derived once, before the threads start
         csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
+        by_branch = [not issparse(X) and walk_by_branch(t, X) for t in trees]
 
         def run(start, stop):
             if csr is not None:  # sparse rows walked from the CSR arrays, eight at a time
@@ -350,16 +359,16 @@ class BaseForest(EngineEstimator):
                 buf = np.zeros((8, X.shape[1]), dtype=np.float32)
                 for t, c in zip(trees, compact):
                     apply_csr(csr[0][start:stop + 1], csr[1], csr[2], c, buf, leaves)
-                    if isinstance(t, LeafValueTree):
-                        add_leaf_rows(leaves, t.leaf_values, t.leaf_row, block)
-                    else:
-                        add_leaf_values(leaves, t.values, block)
+                    _add_leaves(t, leaves, block)
                 return
             for a, b, rows in dense_row_blocks(X, start, stop):  # one block, X[start:stop], for a dense X
                 block = out[a:b]  # a view: each thread writes its own rows
                 leaves = np.empty(b - a, dtype=np.intp)
-                for t, c in zip(trees, compact):
-                    if isinstance(t, LeafValueTree):
+                for t, c, br in zip(trees, compact, by_branch):
+                    if br:  # wide rows beyond the cache: one row at a time, by branches
+                        apply_by_branch(rows, c, leaves)
+                        _add_leaves(t, leaves, block)
+                    elif isinstance(t, LeafValueTree):
                         accumulate_compact_leaves(rows, c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
                                                   t.obl_feature, t.obl_weight, leaves, block)
                     else:
@@ -401,7 +410,10 @@ class BaseForest(EngineEstimator):
 
         def run(j, t, rows, a, b):
             col = np.empty(b - a, dtype=np.intp)
-            apply_compact(rows, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
+            if walk_by_branch(t, rows):
+                apply_by_branch(rows, t.compact, col)
+            else:
+                apply_compact(rows, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
             out[a:b, j] = col
 
         for a, b, rows in dense_row_blocks(X):  # one block, X itself, for a dense X
