@@ -283,3 +283,37 @@ def test_scikit_learn_tree_attributes_serve_its_exporters():
             assert splits[0] == f"|--- feature_{t.feature[0]} <= {t.threshold[0]:.2f}"
         dot = export_graphviz(ours)  # accepts any fitted tree
         assert len(re.findall(r"^\d+ \[label=", dot, flags=re.M)) == t.node_count
+
+
+@pytest.mark.parametrize("kind", ["dense", "csr", "wide", "leaf_values", "regressor"])
+def test_small_inputs_predict_what_one_thread_does(kind):
+    """Below two row blocks, threads take trees instead of rows (sparse rows); the values are added in tree order."""
+    from scipy import sparse
+
+    from forestzoo import RandomForestRegressor
+    from forestzoo.ensemble._forest import TREE_PARALLEL_WALKS
+
+    X, y = _sparse_like(2000, 2000, 0.01) if kind == "wide" else _sparse_like(1500, 300, 0.02)
+    if kind != "csr":
+        X[::17, 5] = np.nan
+    if kind == "regressor":
+        forest = RandomForestRegressor(24, max_features="sqrt", random_state=0).fit(X, y + X[:, 1])
+    else:
+        forest = RandomForestClassifier(24, max_features="sqrt", random_state=0).fit(X, y)
+    if kind == "leaf_values":
+        for e in forest.estimators_:
+            e.tree_ = LeafValueTree(e.tree_)
+    data = sparse.csr_matrix(X) if kind in ("csr", "leaf_values", "regressor") else X
+    assert TREE_PARALLEL_WALKS[0] <= data.shape[0] * 24 <= TREE_PARALLEL_WALKS[1] and data.shape[0] < 2 * 4096
+    if kind == "wide":
+        assert walk_by_branch(forest.estimators_[0].tree_, data)
+    predict = forest.predict if kind == "regressor" else forest.predict_proba
+    one = predict(data)
+    forest.set_params(n_jobs=2)
+    assert_array_equal(predict(data), one)
+    forest.set_params(n_jobs=1)
+    # and what the trees give one by one, added in tree order
+    total = np.zeros_like(np.atleast_2d(one.T).T, dtype=np.float64)
+    for e in forest.estimators_:
+        total += e.tree_.predict(data)
+    assert_array_equal(np.ravel(total / 24), np.ravel(one))
