@@ -377,9 +377,10 @@ def walk_by_branch(tree, X):
     by branches took 0.48-0.87 of the eight-row walk's time on numeric data
     (1.00 at 1,000 features on a regression forest) and 0.39-0.5 on
     mostly-zero data, whose trees are long chains of predictable splits.  On
-    rows of 100 features and fewer the eight-row walk was faster at every
-    size (1.3-2.7x up to 500,000 rows of 50 features; 0.8 at 200,000 rows of
-    100 features is the exception left on the table).
+    rows of 100 features and fewer the eight-row walk was faster (1.3-2.7x,
+    up to 500,000 rows of 50 features), but for 200,000 rows of 100 features
+    (0.8) and 40,000 rows of 128 features (0.85), which the bounds leave to
+    the eight-row walk.
     """
     return tree.obl_ptr.shape[0] <= 1 and X.shape[1] >= BRANCH_MIN_FEATURES and X.nbytes >= BRANCH_MIN_BYTES
 
