@@ -26,7 +26,7 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, apply_by_branch, apply_compact, apply_csr, csr_arrays, dense_row_blocks, grow,
+    add_leaf_rows, add_leaf_values, apply_by_branch, apply_csr, csr_arrays, dense_row_blocks, grow,
     prepare_data, walk_by_branch, walks_csr,
 )
 from .._parallel import Parallel
@@ -438,12 +438,7 @@ class BaseForest(EngineEstimator):
             return out
 
         def run(j, t, rows, a, b):
-            col = np.empty(b - a, dtype=np.intp)
-            if walk_by_branch(t, rows):
-                apply_by_branch(rows, t.compact, col)
-            else:
-                apply_compact(rows, t.compact, t.walk_nodes, t.obl_ptr, t.obl_feature, t.obl_weight, col)
-            out[a:b, j] = col
+            out[a:b, j] = t.apply(rows)  # a dense block: the tree picks its walk (Tree.apply)
 
         for a, b, rows in dense_row_blocks(X):  # one block, X itself, for a dense X
             Parallel(n_jobs=self.n_jobs, require="sharedmem")(
