@@ -35,6 +35,8 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    # MathJax served from the built site's _static/, not from a CDN: the pages' formulas render offline
+    "sphinx-mathjax-offline",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",

@@ -54,7 +54,8 @@ def test_every_family_has_a_page_and_an_example():
 
 @pytest.mark.xdist_group("docs")
 def test_docs_build(tmp_path):
-    for package in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme", "matplotlib"):
+    for package in ("sphinx", "numpydoc", "sphinx_gallery", "myst_parser", "pydata_sphinx_theme", "matplotlib",
+                    "sphinx-mathjax-offline"):
         pytest.importorskip(package)
     out = tmp_path / "html"
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
@@ -67,6 +68,10 @@ def test_docs_build(tmp_path):
     assert proc.returncode == 0, proc.stdout[-5000:] + proc.stderr[-10000:]
     assert (out / "index.html").is_file()
     assert (out / "api.html").is_file()
+    # formulas render offline: the pages load MathJax from the site itself, never from a CDN
+    assert (out / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    page = (out / "architecture.html").read_text(encoding="utf-8")
+    assert "_static/mathjax/tex-chtml.js" in page and "cdn.jsdelivr" not in page
     for name in ("RandomForestClassifier", "OneVsAllObliqueForestClassifier", "DNRFClassifier"):
         assert list((out / "generated").glob(f"forestzoo.*.{name}.html")), name
     # every example ran and drew its figure
