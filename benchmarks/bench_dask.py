@@ -21,6 +21,7 @@ bagging, and global bagging on summed histograms), each on a fresh cluster.
 import argparse
 import logging
 import os
+import pickle
 import resource
 import time
 
@@ -87,7 +88,7 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
         distributed.wait([X, y])
         t_data = time.perf_counter() - t0
         est = DaskRandomForestClassifier(n_estimators=args.trees, max_features="sqrt", random_state=0, client=client,
-                                         bagging=bagging)
+                                         bagging=bagging, min_samples_leaf=args.min_samples_leaf)
         t0 = time.perf_counter()
         est.fit(X, y)
         first = time.perf_counter() - t0
@@ -98,8 +99,12 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
         load = (load0 + _load()) / 2
         peaks = client.run(_peak_rss_mb)
         acc = float((est.predict(X_test) == y_test).mean())
+        # the fitted forest's size (its trees pickled one at a time): fully grown trees on millions of rows are
+        # hundreds of MiB, and the client holds the forest, so this is what its memory is compared with
+        model_mb = sum(len(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)) for tree in est.estimators_) / 2**20
         row = dict(method=f"forestzoo.dask bagging={bagging}, {n_workers} workers", first_fit=first, fit=second,
-                   cpu=cpu, load=load, data=t_data, peak_mb=max(peaks.values()), acc=acc)
+                   cpu=cpu, load=load, data=t_data, peak_mb=max(peaks.values()), client_mb=_peak_rss_mb(),
+                   model_mb=model_mb, acc=acc)
         if args.xgboost and bagging == args.bagging[0]:
             row_x = _run_xgb(client, X, y, X_test, y_test, args)
             return [row, row_x]
@@ -156,13 +161,15 @@ def run_local(args, X_test, y_test):
     X, y = dask.compute(X, y, scheduler="synchronous")
     rows = []
     t0, cpu0, load0 = time.perf_counter(), _cpu_s(), _load()
-    est = RandomForestClassifier(n_estimators=args.trees, random_state=0, n_jobs=args.cores).fit(X, y)
+    est = RandomForestClassifier(n_estimators=args.trees, random_state=0, n_jobs=args.cores,
+                                 min_samples_leaf=args.min_samples_leaf).fit(X, y)
     rows.append(dict(method=f"forestzoo in memory, n_jobs={args.cores}", fit=time.perf_counter() - t0,
                      cpu=_cpu_s() - cpu0, load=(load0 + _load()) / 2,
                      acc=float((est.predict(X_test) == y_test).mean())))
     sub = np.random.default_rng(0).choice(X.shape[0], min(args.sklearn_rows, X.shape[0]), replace=False)
     t0 = time.perf_counter()
-    sk = SkRF(n_estimators=args.trees, random_state=0, n_jobs=args.cores).fit(X[sub], y[sub])
+    sk = SkRF(n_estimators=args.trees, random_state=0, n_jobs=args.cores,
+              min_samples_leaf=args.min_samples_leaf).fit(X[sub], y[sub])
     rows.append(dict(method=f"scikit-learn RF on {sub.size} rows, n_jobs={args.cores}",
                      fit=time.perf_counter() - t0, acc=float((sk.predict(X_test) == y_test).mean())))
     return rows
@@ -180,6 +187,8 @@ def main():
     parser.add_argument("--sklearn-rows", type=int, default=100_000)
     parser.add_argument("--test-rows", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--min-samples-leaf", type=int, default=1,
+                        help="of every forest; on millions of rows, fully grown trees make a forest of GiBs")
     parser.add_argument("--bagging", nargs="+", choices=["local", "global"], default=["local"],
                         help="forestzoo.dask designs to run (a fresh cluster for each)")
     parser.add_argument("--xgboost", action="store_true")
@@ -212,12 +221,12 @@ def main():
         local_rows = run_local(args, X_test, y_test)
         reference = local_rows[0]["acc"]
         rows += local_rows
-    print("\n| method | first fit (s) | fit (s) | fit CPU (s) | load | peak RSS per worker (MiB) | test accuracy "
-          "| vs in memory (pp) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| method | first fit (s) | fit (s) | fit CPU (s) | load | peak RSS per worker (MiB) "
+          "| client peak RSS (MiB) | forest (MiB) | test accuracy | vs in memory (pp) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cells = [r["method"]] + [f"{r[k]:.1f}" if isinstance(r.get(k), float) else "" for k in
-                                 ("first_fit", "fit", "cpu", "load", "peak_mb")]
+                                 ("first_fit", "fit", "cpu", "load", "peak_mb", "client_mb", "model_mb")]
         cells.append(f"{r['acc']:.4f}" if "acc" in r else "")
         cells.append(f"{100 * (r['acc'] - reference):+.2f}" if reference is not None and "acc" in r else "")
         print("| " + " | ".join(cells) + " |")
