@@ -41,13 +41,13 @@ from .splitters import EXACT, HIST, RANDOM, STOCHASTIC
 from .splitters.absolute import rank_node, split_absolute
 from .splitters._common import (
     REC_BIN, REC_COST, REC_FEATURE, REC_MISSING_LEFT, REC_OBLIQUE, REC_SIZE, REC_THRESHOLD, add_sample_for,
-    draw_feature, is_perfect_split_for, mono_of, mono_stat_for, reset_record,
+    draw_feature, draw_features, is_perfect_split_for, mono_of, mono_stat_for, reset_record, undraw_features,
 )
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
-    SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries, column_setup,
-    gather_node_entries, integral_weights, split_column_cls, split_histogram_cls, split_histogram_reg,
-    split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
+    ENTRY_NODE, SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries,
+    column_setup, gather_drawn_entries, gather_node_entries, integral_weights, split_column_cls, split_histogram_cls,
+    split_histogram_reg, split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -240,11 +240,28 @@ def find_split(
     n_touched = 0
     gathered = False
     use_entries = False
-    if use_marks:
+    # With the column scratch (integer weights, no node model), marks[f] counts the node's entries of f,
+    # collected per feature, and a feature's search reads those alone: exact while the node's weight keeps
+    # sums of squared class weights below 2**53.  A node below ENTRY_NODE rows draws its first
+    # max_features candidates before the search and collects their entries alone (n_drawn of them);
+    # should every one be constant, the other features' entries are collected as a small node's are.
+    n_drawn = 0
+    drawn_marks = False  # marks of the drawn features still to be cleared
+    if cols:  # (a test of its own: the grower's constant, pruned before the rest is typed)
+        if only == HIST and slot < 0 and n < ENTRY_NODE and marks.shape[0] > 0 and tot[1] < 2.0 ** 26:
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                sort_pos, groups, group_code = colbufs
+            if col_ptr.shape[0] > 0:
+                use_marks = True
+                gathered = True
+                use_entries = True
+                n_drawn = min(max_features, n_features)
+                draw_features(feats, n_drawn, rng, touched)  # touched keeps the draws' partners
+                gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, n_drawn, marks, ent_off,
+                                     ent_pos, ent_code)
+                drawn_marks = True
+    if use_marks and not gathered:
         if cols:
-            # with the column scratch (integer weights, no node model), marks[f] counts the node's
-            # entries of f, collected per feature, and a feature's search reads those alone: exact
-            # while the node's weight keeps sums of squared class weights below 2**53
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                 sort_pos, groups, group_code = colbufs
             gathered = col_ptr.shape[0] > 0
@@ -257,7 +274,19 @@ def find_split(
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
-        f = draw_feature(feats, j, rng)
+        if j < n_drawn:
+            f = feats[j]
+        else:
+            if cols:
+                if drawn_marks:  # every drawn feature was constant (or infeasible): collect every entry
+                    col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                        sort_pos, groups, group_code = colbufs
+                    for jj in range(n_drawn):
+                        marks[feats[jj]] = 0
+                    drawn_marks = False
+                    n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched,
+                                                    ent_off, ent_pos, ent_code, True)
+            f = draw_feature(feats, j, rng)
         cst, lo, hi = mono_of(mono, f)
         if only == HIST:
             if slot >= 0:
@@ -275,17 +304,17 @@ def find_split(
                 else:
                     ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
+            elif use_marks and marks[f] == 0 and dominant[f] >= 0:
+                ok = False  # every row of the node holds the dominant code: constant here
+            elif cols and use_entries and dominant[f] >= 0:
+                col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                    sort_pos, groups, group_code = colbufs
+                ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
+                                            yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, sort_code,
+                                            sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
+                n_evals[0] += marks[f]
             elif n < SMALL_NODE:
-                if use_marks and marks[f] == 0 and dominant[f] >= 0:
-                    ok = False  # every row of the node holds the dominant code: constant here
-                elif cols and use_entries and dominant[f] >= 0:
-                    col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                        sort_pos, groups, group_code = colbufs
-                    ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
-                                                yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, sort_code,
-                                                sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
-                    n_evals[0] += marks[f]
-                elif reg:
+                if reg:
                     # not reached (the grower searches such a node with search_small_reg): the branch
                     # keeps the classification search below out of a regression grower
                     ok = False
@@ -332,12 +361,23 @@ def find_split(
             n_valid += 1
             if slot < 0 and is_perfect_split_for(rec[REC_COST], reg):
                 # both children pure: nothing can beat it (a pool slot still needs every histogram).
-                # With every feature a candidate, a full search would shuffle all of them: do the
-                # remaining draws and swaps, so the tree and the random stream stay the full search's.
+                # The candidates drawn ahead and not searched are given back, and with every feature a
+                # candidate, a full search would shuffle all of them: do the remaining draws and swaps,
+                # so the tree and the random stream stay the full search's.
+                if cols:
+                    if j + 1 < n_drawn:
+                        if drawn_marks:
+                            for jj in range(n_drawn):
+                                marks[feats[jj]] = 0
+                            drawn_marks = False
+                        undraw_features(feats, j + 1, n_drawn, rng, colbufs[5])
                 if max_features >= n_features:
                     for jj in range(j + 1, n_features):
                         draw_feature(feats, jj, rng)
                 break
+    if drawn_marks:
+        for jj in range(n_drawn):
+            marks[feats[jj]] = 0
     if use_marks:
         if cols:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \

@@ -71,6 +71,12 @@ def rng_randint(state, high):
     return r if r < high else high - 1
 
 
+@njit(inline="always")
+def rng_rewind(state, n):
+    """Step ``state`` back by ``n`` draws: each draw of this generator adds one constant to the state."""
+    state[0] -= np.uint64(n) * _GOLDEN
+
+
 def make_state(seed):
     """A fresh kernel RNG state from an integer seed."""
     return np.array([np.uint64(seed) & np.uint64(0xFFFFFFFFFFFFFFFF)], dtype=np.uint64)

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..._jit import njit
 from ..criteria import GINI, SQUARED_ERROR, children_cost_for, q_of
-from ..rng import rng_randint
+from ..rng import rng_randint, rng_rewind
 
 # Fields of the split record (a float64 vector).
 REC_FEATURE = 0  # best feature so far, -1 when none
@@ -121,6 +121,32 @@ def draw_feature(feats, j, rng):
     feats[r] = feats[j]
     feats[j] = f
     return f
+
+
+@njit(inline="always")
+def draw_features(feats, k, rng, partners):
+    """The first ``k`` steps of :func:`draw_feature` at once: ``feats[:k]`` are then the node's first ``k`` draws.
+
+    ``partners[j]`` keeps the position that step ``j`` swapped with, so that
+    :func:`undraw_features` can take steps back.
+    """
+    for j in range(k):
+        r = j + rng_randint(rng, feats.shape[0] - j)
+        partners[j] = r
+        f = feats[r]
+        feats[r] = feats[j]
+        feats[j] = f
+
+
+@njit(inline="always")
+def undraw_features(feats, j, k, rng, partners):
+    """Undo steps ``j .. k - 1`` of :func:`draw_features` (swaps and random draws): as if only ``j`` were made."""
+    for jj in range(k - 1, j - 1, -1):
+        r = partners[jj]
+        f = feats[r]
+        feats[r] = feats[jj]
+        feats[jj] = f
+    rng_rewind(rng, k - j)
 
 
 @njit(inline="always")

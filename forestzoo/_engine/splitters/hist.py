@@ -11,8 +11,11 @@ from ._common import (
 )
 
 # Nodes with fewer rows than this skip the histogram: sorting a handful of
-# codes is cheaper than clearing and scanning 256 bins (DESIGN.md, memory order).
+# codes is cheaper than clearing and scanning 256 bins.
 SMALL_NODE = 256
+#: Nodes of sparse data with fewer rows than this gather the entries of the row index that their candidate
+#: features hold (:func:`gather_drawn_entries`) and search those features from them.
+ENTRY_NODE = 1024
 _INSERTION_MAX = 16
 
 
@@ -196,7 +199,7 @@ def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
     (-1 if absent); the code of each entry of the row index (``row_code[k]``
     is feature ``row_feat[k]``'s code); and the buffers of
     :func:`gather_node_entries`, :func:`split_sparse_small_cls` and
-    :func:`split_column_cls`, sized for a node below ``SMALL_NODE`` rows and
+    :func:`split_column_cls`, sized for a node below ``ENTRY_NODE`` rows and
     for the longest column.  One compiled call, so that the grower, whose
     compilation grows faster than its code, carries neither the index's
     construction nor its allocations.
@@ -221,13 +224,13 @@ def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
             f = row_feat[k]
             row_code[k] = col_codes[fill[f]]
             fill[f] += 1
-    # a small node holds at most the SMALL_NODE - 1 longest rows of the sample
+    # a node searched from its entries holds at most the ENTRY_NODE - 1 longest rows of the sample
     lengths = np.empty(idx.shape[0], np.int64)
     for p in range(idx.shape[0]):
         lengths[p] = row_ptr[idx[p] + 1] - row_ptr[idx[p]]
     lengths.sort()
     most = 0
-    for p in range(max(0, lengths.shape[0] - (SMALL_NODE - 1)), lengths.shape[0]):
+    for p in range(max(0, lengths.shape[0] - (ENTRY_NODE - 1)), lengths.shape[0]):
         most += lengths[p]
     for f in range(n_features):
         most = max(most, col_ptr[f + 1] - col_ptr[f])
@@ -275,6 +278,44 @@ def gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, counts, to
                 ent_code[q] = row_code[k]
                 ent_off[f] = q + 1
     return t
+
+
+@njit
+def gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, k, counts, ent_off, ent_pos, ent_code):
+    """:func:`gather_node_entries` for the features ``feats[:k]`` alone (a node's drawn candidates).
+
+    ``counts[f]`` (zero on entry for every feature) becomes, for each ``f``
+    of ``feats[:k]``, the number of rows of ``idx[start:end]`` whose code of
+    ``f`` is not its dominant one, and those rows' node positions and codes
+    are laid out as :func:`gather_node_entries` lays them out; the other
+    features' counts stay 0.  A node's rows list many more features than it
+    draws (100 of 10000 for ``max_features="sqrt"``): each entry then costs
+    a read of its feature's count instead of a count and a copy.
+    """
+    for j in range(k):
+        counts[feats[j]] = 1  # a drawn feature: its count is 1 + its entries until the offsets below
+    for p in range(start, end):
+        i = idx[p]
+        for q in range(row_ptr[i], row_ptr[i + 1]):
+            f = row_feat[q]
+            if counts[f] > 0:
+                counts[f] += 1
+    acc = 0
+    for j in range(k):
+        f = feats[j]
+        counts[f] -= 1
+        ent_off[f] = acc
+        acc += counts[f]
+    if acc > 0:
+        for p in range(start, end):
+            i = idx[p]
+            for q in range(row_ptr[i], row_ptr[i + 1]):
+                f = row_feat[q]
+                if counts[f] > 0:
+                    e = ent_off[f]
+                    ent_pos[e] = p
+                    ent_code[e] = row_code[q]
+                    ent_off[f] = e + 1
 
 
 @njit
