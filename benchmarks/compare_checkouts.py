@@ -65,7 +65,7 @@ def copy_package(checkout, name, dest):
                     fh.write(pattern.sub(name, text))
 
 
-def make_data(kind, rows, features, seed, classes=None, density=0.01):
+def make_data(kind, rows, features, seed, classes=None, density=0.01, outputs=1):
     from sklearn.datasets import make_classification, make_regression
 
     if kind in ("sparse-binary", "sparse-binary-dense"):
@@ -78,7 +78,7 @@ def make_data(kind, rows, features, seed, classes=None, density=0.01):
         coef = rng.normal(size=features) * (rng.uniform(size=features) < 0.1)
         return (X.toarray() if kind == "sparse-binary-dense" else X), (X @ coef > 0).astype(int)
     if kind == "regression":
-        X, y = make_regression(n_samples=rows, n_features=features, noise=1.0, random_state=seed)
+        X, y = make_regression(n_samples=rows, n_features=features, n_targets=outputs, noise=1.0, random_state=seed)
     else:
         if classes is None:
             classes = 2 if kind == "binary" else 10
@@ -119,7 +119,8 @@ def child(args):
         X, y = load_named(mods[0], args.dataset, n_test, args.seed)
         n_fit = len(y) - min(n_test, len(y) // 2)
     else:
-        X, y = make_data(args.data, args.rows + n_test, args.features, args.seed, args.classes, args.density)
+        X, y = make_data(args.data, args.rows + n_test, args.features, args.seed, args.classes, args.density,
+                         args.outputs)
         n_fit = args.rows
     X, X_test, y = X[:n_fit], X[n_fit:], y[:n_fit]
     for cls in classes:
@@ -158,6 +159,7 @@ def main(argv=None):
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--classes", type=int, help="classes of the generated classification data")
+    p.add_argument("--outputs", type=int, default=1, help="targets of --data regression (a 2-D y when above 1)")
     p.add_argument("--dataset", help="a forestzoo.datasets name, fitted instead of generated data")
     p.add_argument("--pairs", type=int, default=8, help="alternated fit (or predict) pairs per process")
     p.add_argument("--measure", choices=("fit", "predict"), default="fit")
@@ -184,12 +186,13 @@ def main(argv=None):
         cmd = [sys.executable, os.path.abspath(__file__), args.a, args.b, "--child", "--tmp", tmp,
                "--estimator", args.estimator, "--data", args.data, "--rows", str(args.rows),
                "--features", str(args.features), "--seed", str(args.seed), "--pairs", str(args.pairs),
-               "--density", str(args.density),
+               "--density", str(args.density), "--outputs", str(args.outputs),
                *(["--classes", str(args.classes)] if args.classes else []),
                *(["--dataset", args.dataset] if args.dataset else []),
                "--measure", args.measure, "--predict-rows", str(args.predict_rows), "--params", *args.params]
         classes = f" ({args.classes} classes)" if args.classes else ""
-        data = args.dataset or f"{args.data}{classes} {args.rows} x {args.features}"
+        outputs = f" with {args.outputs} targets" if args.outputs > 1 else ""
+        data = args.dataset or f"{args.data}{classes} {args.rows} x {args.features}{outputs}"
         print(f"# {args.estimator}({' '.join(args.params)}) on {data}; "
               f"A = {args.a}, B = {args.b}; CPU seconds per {args.measure}"
               f"{f' of {args.predict_rows} rows' if args.measure == 'predict' else ''}, {args.pairs} alternated pairs per process")
