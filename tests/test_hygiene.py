@@ -179,3 +179,14 @@ def _all_hits():
 def test_no_history_source_names_or_machine_paths(rule):
     hits = [h for h in _all_hits() if f": {rule}: " in h]
     assert not hits, f"{len(hits)} hit(s):\n" + "\n".join(hits)
+
+
+def test_documents_cited_by_name_exist():
+    """A project document cited by its upper-case name (``README.md``, ``BENCHMARKS.md``, ...) is in the repository."""
+    cited = {}
+    for path in _files():
+        for name in re.findall(r"\b[A-Z][A-Z_]+\.md\b", path.read_text(encoding="utf-8", errors="replace")):
+            cited.setdefault(name, path.relative_to(ROOT).as_posix())
+    missing = {name: where for name, where in cited.items()
+               if not any(ROOT.glob(name)) and not any(ROOT.glob(f"*/**/{name}"))}
+    assert cited and not missing, f"cited but absent (name: first file citing it): {missing}"

@@ -1,7 +1,7 @@
 """Determinism across n_jobs and joblib backends, warm start, OOB, importances, missing values.
 
-DESIGN.md: results are identical for any ``n_jobs`` with the same ``random_state``, and the same
-call works under a Dask joblib backend.
+Results are identical for any ``n_jobs`` with the same ``random_state`` (README.md, "Guarantees"),
+and the same call works under a Dask joblib backend.
 """
 
 import joblib

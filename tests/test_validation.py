@@ -1,7 +1,7 @@
 """Input and parameter validation at the boundary, for every public estimator.
 
 Each bad input must raise a ValueError whose message says what was wrong, and a failed ``fit``
-must leave a previously fitted model exactly as it was (DESIGN.md, "Errors").
+must leave a previously fitted model exactly as it was (README.md, "Guarantees").
 """
 
 import functools
