@@ -368,29 +368,35 @@ def other_code_rows(Xb, dominant, max_entries, X=None):
     code of 0 (all of its rows but the stored ones hold it) is read at its
     stored rows only.
     """
-    n_samples = Xb.shape[1]
+    n_features, n_samples = Xb.shape
     empty = np.zeros(0, np.int64), np.zeros(0, np.int32)
     features = np.flatnonzero(dominant >= 0)
-    rows, total = [], 0
+    rows, feats, total = [], [], 0
+    if X is not None:  # the columns whose implicit zeros hold the dominant code: their stored rows, all at once
+        nnz = np.diff(X.indptr)
+        by_entries = np.zeros(n_features, bool)
+        by_entries[features] = 2 * nnz[features] < n_samples
+        features = features[~by_entries[features]]
+        col = np.repeat(np.arange(n_features, dtype=np.int32), nnz)  # the feature of each stored entry
+        keep = by_entries[col]
+        keep[keep] = Xb[col[keep], X.indices[keep]] != dominant[col[keep]]
+        rows.append(X.indices[keep].astype(np.int64))
+        feats.append(col[keep])
+        total += rows[-1].size
     for f in features:
-        if X is not None and 2 * (X.indptr[f + 1] - X.indptr[f]) < n_samples:
-            # the implicit zeros hold the dominant code (see dominant_codes)
-            stored = X.indices[X.indptr[f]:X.indptr[f + 1]]
-            r = stored[Xb[f, stored] != dominant[f]].astype(np.int64)
-        else:
-            r = np.flatnonzero(Xb[f] != dominant[f])
+        r = np.flatnonzero(Xb[f] != dominant[f])
         total += r.size
         if total > max_entries:
             return empty
         rows.append(r)
-    if not rows:
+        feats.append(np.full(r.size, f, np.int32))
+    if total == 0 or total > max_entries:
         return empty
-    row_of = np.concatenate(rows)
-    feat_of = np.repeat(features.astype(np.int32), [r.size for r in rows])
-    order = np.argsort(row_of, kind="stable")  # by row; features stay in increasing order within a row
-    row_ptr = np.zeros(n_samples + 1, np.int64)
-    np.cumsum(np.bincount(row_of, minlength=n_samples), out=row_ptr[1:])
-    return row_ptr, feat_of[order]
+    # scipy turns the (row, feature) pairs row-wise in compiled code; the features of a row in increasing order
+    index = sp.coo_matrix((np.ones(total, bool), (np.concatenate(rows), np.concatenate(feats))),
+                          shape=(n_samples, n_features)).tocsr()
+    index.sort_indices()
+    return index.indptr.astype(np.int64), index.indices.astype(np.int32)
 
 
 def bin_data(X, edges, n_bins, n_threads=1):
