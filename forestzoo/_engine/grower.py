@@ -745,10 +745,10 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         # Node capacity: at most 2 L - 1 nodes for L leaves; every leaf holds a row, there are at most
         # max_leaf_nodes leaves when it is set and 2^max_depth with a depth limit.  np.empty: pages
         # never written are never faulted in, so the bound costs address space, not memory, and the
-        # tables are never copied to grow (the doubling below only guards the bound; before, they grew
-        # from 64 rows, ~11 copies for a fully grown tree).  Page faults per 10-class Extra Trees tree
-        # moved little (3,915 -> 3,796, one measurement): they follow the bytes the fitted tree keeps
-        # (records, values and the prediction table, 160 bytes a node; docs/benchmarks/engine.md, "Peak memory").
+        # tables are never copied to grow (the doubling below only guards the bound; tables grown from
+        # 64 rows would be copied ~11 times for a fully grown tree).  A tree's page faults follow the
+        # bytes the fitted tree keeps (records, values and the prediction table, 160 bytes a node;
+        # docs/benchmarks/engine.md, "Peak memory").
         max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
         if max_depth < 40:
             max_leaves = min(max_leaves, 1 << max_depth)
