@@ -47,9 +47,10 @@ candidate feature).
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import borrow, keep_alive, njit
 from .binning import MISSING_BIN, split_threshold
 from .criteria import ABSOLUTE_ERROR, GINI, POISSON, SQUARED_ERROR, poisson_zero_tol, q_of
+from .data import borrow_data
 from .data import n_features as data_n_features
 from .data import value as data_value
 from .grower import (
@@ -478,10 +479,10 @@ def _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, 
     return True
 
 
-@njit
+@njit(inline="always")
 def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, total,
-            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, keys, raw, pos,
-            counts, vals, miss, cum, tmp, rec, n_evals):
+            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec,
+            n_evals):
     """Best split of the node ``idx[start:end]`` into ``rec``.
 
     Features are drawn in a random order, ``max_features`` of them, then
@@ -489,8 +490,17 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     rule); a classification search stops
     at a split whose children are pure in every output (cost 0), unless the
     node's histograms are being built into a pool slot (its children need
-    every feature's).
+    every feature's).  ``bufs`` holds the work arrays ``(keys, raw, pos,
+    counts, vals, miss, cum, tmp)``.
+
+    Inlined into :func:`grow_multi`, whose uncounted array aliases
+    (:func:`forestzoo._jit.borrow`) then let LLVM drop the reference counting
+    of every array an inlined helper binds; called as a function of its own,
+    the node search made a call to Numba's counting functions for each of
+    them, several per boundary of the small-node scan.  (Python passes more
+    than 30 arguments as one tuple, which Numba cannot inline: hence ``bufs``.)
     """
+    keys, raw, pos, counts, vals, miss, cum, tmp = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
@@ -865,6 +875,59 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
         _add(pend_tot[0], 1.0, w[p], Y, p, clf, n_out, K, criterion)
     root_weight = pend_tot[0, 1]
 
+    # The node loop works on uncounted aliases (forestzoo._jit.borrow), as the single-output grower's
+    # does: every array argument an inlined helper binds would otherwise cost an atomic increment and
+    # decrement of its reference count, per node and feature in the small-node search.  The owners
+    # stay in use until keep_alive() at the end.
+    owners = (Xb, n_bins, edges, bin_bounds, idx, w, Y, rng, n_evals, feats, keys, raw, pos, vals, counts, ibuf,
+              wbuf, ybuf, tot, miss, cum, tmp, rec, ycol, ae_ranks, ae_inv, ae_sorted, ae_keys, ae_fw, ae_fwy,
+              ae_buf, ae_pre, ae_suf, ae_left, medians, pool, scratch, free_slots, table, values, pend, pend_tot)
+    Xf_own = Xf
+    Xb = borrow(Xb)
+    Xf = borrow_data(Xf)
+    n_bins = borrow(n_bins)
+    edges = borrow(edges)
+    bin_bounds = borrow(bin_bounds)
+    idx = borrow(idx)
+    w = borrow(w)
+    Y = borrow(Y)
+    rng = borrow(rng)
+    n_evals = borrow(n_evals)
+    feats = borrow(feats)
+    keys = borrow(keys)
+    raw = borrow(raw)
+    pos = borrow(pos)
+    vals = borrow(vals)
+    counts = borrow(counts)
+    ibuf = borrow(ibuf)
+    wbuf = borrow(wbuf)
+    ybuf = borrow(ybuf)
+    tot = borrow(tot)
+    miss = borrow(miss)
+    cum = borrow(cum)
+    tmp = borrow(tmp)
+    rec = borrow(rec)
+    ycol = borrow(ycol)
+    ae_ranks = borrow(ae_ranks)
+    ae_inv = borrow(ae_inv)
+    ae_sorted = borrow(ae_sorted)
+    ae_keys = borrow(ae_keys)
+    ae_fw = borrow(ae_fw)
+    ae_fwy = borrow(ae_fwy)
+    ae_buf = borrow(ae_buf)
+    ae_pre = borrow(ae_pre)
+    ae_suf = borrow(ae_suf)
+    ae_left = borrow(ae_left)
+    medians = borrow(medians)
+    pool = borrow(pool)
+    scratch = borrow(scratch)
+    free_slots = borrow(free_slots)
+    table = borrow(table)
+    values = borrow(values)
+    pend = borrow(pend)
+    pend_tot = borrow(pend_tot)
+    bufs = (keys, raw, pos, counts, vals, miss, cum, tmp)
+
     while True:
         for q in range(n_pend):
             start = pend[q, 0]
@@ -916,7 +979,7 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
                 else:
                     _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
                             max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1,
-                            scratch, keys, raw, pos, counts, vals, miss, cum, tmp, rec, n_evals)
+                            scratch, bufs, rec, n_evals)
                 gain = wimp - rec[REC_COST]
                 leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
             if leaf:
@@ -1025,4 +1088,7 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
         pend[1, 5] = right_slot
         pend[1, 6] = right_ready
         n_pend = 2
-    return table[:n_nodes].copy(), values[:n_nodes].copy()
+    out_table = table[:n_nodes].copy()
+    out_values = values[:n_nodes].copy()
+    keep_alive((owners, Xf_own))
+    return out_table, out_values
