@@ -582,6 +582,29 @@ def test_a_value_holding_many_rows_gets_a_bin_of_its_own(max_bins):
         np.testing.assert_array_equal(s_bins, n_bins)
 
 
+@pytest.mark.parametrize("max_bins", [255, 16, 3, 2])
+def test_sparse_columns_binned_at_once_have_the_dense_columns_edges_and_bounds(max_bins):
+    """Columns whose least value (0) is their one heavy value are binned for a whole block at once; their edges,
+    bins and bin bounds are those of the same columns made dense (binned one by one), as are the other columns'."""
+    import scipy.sparse as sp
+
+    rng = np.random.RandomState(7)
+    for trial, density in enumerate([0.2, 0.01, 0.6, 0.999]):
+        X = sp.random(3000, 12, density=density, format="csc", random_state=trial)
+        if trial == 1:
+            X.data = np.round(X.data * 50) / 50  # ties
+        if trial == 2:
+            X.data[rng.uniform(size=X.data.size) < 0.05] = np.nan
+            X.data[: X.data.size // 3] -= 0.5  # zeros inside the range in some columns
+        edges, n_bins, bounds = compute_bin_edges(X, max_bins, bounds=True)
+        d_edges, d_bins, d_bounds = compute_bin_edges(X.toarray(), max_bins, bounds=True)
+        np.testing.assert_array_equal(edges, d_edges)
+        np.testing.assert_array_equal(n_bins, d_bins)
+        np.testing.assert_array_equal(bounds, d_bounds)
+        if trial == 0:
+            assert (n_bins == max_bins).all()  # ~600 distinct values a column, 0 the heavy least
+
+
 @pytest.mark.parametrize("n_classes", [2, 5])
 def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
     from forestzoo._engine.splitters.hist import build_histogram_cls, build_node_histogram_cls, integral_weights
