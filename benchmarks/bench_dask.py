@@ -127,7 +127,7 @@ def _run_xgb(client, X, y, X_test, y_test, args):
     peaks = client.run(_peak_rss_mb)
     pred = model.predict(X_test)
     acc = float((np.asarray(pred.compute() if hasattr(pred, "compute") else pred) == y_test).mean())
-    workers = len(client.scheduler_info()["workers"])
+    workers = len(client.nthreads())
     return dict(method=f"xgboost DaskXGBRFClassifier (max_depth={args.xgb_depth}), {workers} workers",
                 first_fit=fit, fit=fit, peak_mb=max(peaks.values()), acc=acc)
 

@@ -287,7 +287,7 @@ def warm_up(client, estimator, n_features):
     ...         warm_up(client, DaskRandomForestClassifier(), n_features=4)
     {}
     """
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = sorted(client.nthreads())
     if not workers:
         return {}
     forest = _in_memory(estimator)
@@ -405,11 +405,17 @@ def _settle(client, futures, workers, resubmit):
                 wait([futures[i] for i in pending], timeout=_POLL_S, return_when="FIRST_COMPLETED")
         except (_DistributedTimeout, TimeoutError):
             pass
-        alive = set(client.scheduler_info()["workers"])
+        try:
+            # asked of the scheduler each time: ``scheduler_info()`` answers from a cache when the scheduler does
+            # not reply, and that cache may list no workers, which would read as every worker lost
+            alive = set(client.nthreads())
+        except OSError:
+            alive = None  # no answer now: no task is taken for lost until the scheduler answers
         for i in pending:
             if futures[i].status in ("error", "cancelled"):
                 futures[i].result()  # raises the task's error
-            elif futures[i].status != "finished" and workers[i] is not None and workers[i] not in alive:
+            elif (alive is not None and futures[i].status != "finished" and workers[i] is not None
+                  and workers[i] not in alive):
                 old, futures[i], workers[i] = futures[i], resubmit(i), None
                 old.release()
 

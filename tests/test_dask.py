@@ -40,6 +40,13 @@ def client(cluster):
         yield client
 
 
+def _workers(client, n=2):
+    """The addresses of the cluster's ``n`` workers, asked of the scheduler (``scheduler_info()`` may answer from a
+    cache that lists none)."""
+    client.wait_for_workers(n, timeout=60)
+    return sorted(client.nthreads())
+
+
 def _data(n=400, d=5, seed=0, n_classes=2):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d)).astype(np.float32)
@@ -77,7 +84,7 @@ def test_one_partition_is_the_in_memory_forest(client, dask_cls, local_cls):
 
 def test_one_worker_several_partitions_is_the_in_memory_forest(client):
     X, y = _data()
-    worker = sorted(client.scheduler_info()["workers"])[0]
+    worker = _workers(client)[0]
     dask_est = DaskRandomForestClassifier(n_estimators=3, random_state=1, client=client)
     dask_est.fit(_placed(client, X, [worker] * 3), _placed(client, y, [worker] * 3))
     local = RandomForestClassifier(n_estimators=3, random_state=1).fit(X, y)
@@ -86,7 +93,7 @@ def test_one_worker_several_partitions_is_the_in_memory_forest(client):
 
 def test_same_placement_same_forest_and_trees_split_by_rows(client):
     X, y = _data(n=600)
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, b]), _placed(client, y, [a, b, b])
     first = DaskRandomForestClassifier(n_estimators=6, random_state=0, client=client).fit(Xd, yd)
     second = DaskRandomForestClassifier(n_estimators=6, random_state=0, client=client).fit(Xd, yd)
@@ -101,7 +108,7 @@ def test_same_placement_same_forest_and_trees_split_by_rows(client):
 
 def test_data_stays_on_the_workers(client, cluster, monkeypatch):
     X, y = _data(n=4000, d=8)
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
     gathered = []
     gather = client.gather
@@ -125,7 +132,7 @@ def test_data_stays_on_the_workers(client, cluster, monkeypatch):
 def test_labels_on_some_partitions_only(client):
     X, y = _data(n=300, n_classes=2)
     y = np.where(np.arange(300) < 150, y, y + 2)  # classes 0, 1 on the first half, 2, 3 on the second
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     est = DaskRandomForestClassifier(n_estimators=4, random_state=0, client=client)
     est.fit(_placed(client, X, [a, b]), _placed(client, y, [a, b]))
     np.testing.assert_array_equal(est.classes_, [0, 1, 2, 3])
@@ -301,7 +308,7 @@ def test_global_forest_does_not_depend_on_placement_and_is_deterministic(client,
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 150)  # levels on histograms, then subtrees on one worker
     X, y = _xor_data(1200)
     target = y if dask_cls is DaskRandomForestClassifier else X[:, 0] * 2.0 + y
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     params = dict(n_estimators=4, random_state=5, bagging="global", client=client)
     on_a = _placed(client, X, [a] * 3), _placed(client, target, [a] * 3)
     on_both = _placed(client, X, [a, b, b]), _placed(client, target, [a, b, b])
@@ -358,7 +365,7 @@ def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_s
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 500)
     X, y = _xor_data(4000, seed=1)
     X_test, y_test = _xor_data(20000, seed=2)
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
     acc = {"local": [], "global": [], "memory": []}
     for seed in range(3):  # a gap of about one point, against a spread of about half a point between seeds
@@ -403,7 +410,7 @@ def test_global_bagging_moves_histograms_not_rows(client, cluster, monkeypatch):
     monkeypatch.setattr(dask_hist, "SKETCH_POINTS", 64)  # quantile summaries, not the columns
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 10)  # every node on histograms: no row leaves its worker
     X, y = _data(n=60000, d=8)
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
     gathered = []
     gather = client.gather
@@ -472,7 +479,7 @@ def test_global_worker_killed_mid_fit_partitions_recomputed_same_forest(process_
     victim = client.who_has(futures_of(Xd)[:1]).popitem()[1][0]
     client.run(_kill_at_first_route(), workers=[victim])
     est = DaskRandomForestClassifier(**params).fit(Xd, yd)
-    assert victim not in client.scheduler_info()["workers"], "the worker was not killed during the fit"
+    assert victim not in client.nthreads(), "the worker was not killed during the fit"
     _same_trees(est, reference)
 
 
@@ -485,7 +492,7 @@ def test_global_worker_killed_with_data_that_cannot_be_recomputed_keeps_the_prev
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 300)
     client = process_client
     X, y = _xor_data(2000)
-    a, b = sorted(client.scheduler_info()["workers"])
+    a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
     est = DaskRandomForestClassifier(n_estimators=3, max_depth=6, random_state=0, bagging="global", client=client)
     est.fit(Xd, yd)
@@ -494,6 +501,6 @@ def test_global_worker_killed_with_data_that_cannot_be_recomputed_keeps_the_prev
     with pytest.raises(RuntimeError, match="cannot recompute") as raised:
         est.fit(Xd, yd)
     print(raised.value)
-    assert b not in client.scheduler_info()["workers"]
+    assert b not in client.nthreads()
     assert est.estimators_ is trees
     np.testing.assert_array_equal(est.predict_proba(X), proba)
