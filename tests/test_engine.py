@@ -654,7 +654,10 @@ def test_column_search_equals_the_histogram_search(n_classes):
     dominant = np.array([3, 3, -1, 3, 3, 3], np.int32)
     Xb[2] = rng.randint(0, n_bins, size=n_samples)  # no dominant code: not in the index
     row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size)
-    col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
+    columns = column_index(row_ptr, row_feat, Xb)
+    col_ptr, col_rows, col_codes, row_code = columns
+    rows_of_entries = np.repeat(np.arange(n_samples), np.diff(row_ptr))
+    assert row_code.tolist() == Xb[row_feat, rows_of_entries].tolist()
     for f in range(n_features):
         rows = col_rows[col_ptr[f]:col_ptr[f + 1]]
         expected = np.flatnonzero(Xb[f] != dominant[f]) if dominant[f] >= 0 else np.zeros(0, int)
@@ -664,7 +667,7 @@ def test_column_search_equals_the_histogram_search(n_classes):
     idx = np.sort(rng.choice(n_samples, 1900, replace=False)).astype(np.uint32)
     n_stats = 2 + n_classes
     (col_ptr, col_rows, col_codes, row_pos, _, _, _, ent_pos, ent_code, sort_code, sort_pos, groups,
-     group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
+     group_code, _) = column_setup(True, columns, row_ptr, idx, n_stats)
     assert row_pos[idx].tolist() == list(range(idx.size))
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
@@ -705,7 +708,8 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
     from forestzoo._engine.binning import other_code_rows
     from forestzoo._engine.splitters._common import REC_COST, REC_FEATURE, REC_SIZE, reset_record
     from forestzoo._engine.splitters.hist import (
-        SMALL_NODE, clear_node_entries, column_setup, gather_node_entries, split_small_cls, split_sparse_small_cls,
+        SMALL_NODE, clear_node_entries, column_index, column_setup, gather_drawn_entries, gather_node_entries,
+        split_small_cls, split_sparse_small_cls,
     )
 
     rng = np.random.RandomState(11 * n_classes + 5 * criterion + min_samples_leaf + 2 * with_nan)
@@ -724,7 +728,7 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
     idx = np.sort(rng.choice(n_samples, 2600, replace=False)).astype(np.uint32)
     n_stats = 2 + n_classes
     (col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, sort_pos,
-     groups, group_code) = column_setup(True, row_ptr, row_feat, Xb, idx, n_stats)
+     groups, group_code, hits) = column_setup(True, column_index(row_ptr, row_feat, Xb), row_ptr, idx, n_stats)
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
     if n_classes == 2:
@@ -739,8 +743,20 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
         total[0] = end - start
         total[1] = w[start:end].sum()
         np.add.at(total, 2 + yk[start:end], w[start:end])
+        # the entries of a few drawn features, gathered alone, are those of the full gather below
+        feats = rng.permutation(n_features).astype(np.int32)
+        n_drawn = 7
+        gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, n_drawn, marks, ent_off, ent_pos,
+                             ent_code, sort_pos, hits)
+        drawn = {f: (ent_pos[ent_off[f] - marks[f]:ent_off[f]].tolist(),
+                     ent_code[ent_off[f] - marks[f]:ent_off[f]].tolist()) for f in feats[:n_drawn]}
+        assert marks[feats[n_drawn:]].sum() == 0
+        marks[feats[:n_drawn]] = 0
         t = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off, ent_pos,
                                 ent_code, True)
+        for f, (pos, codes) in drawn.items():
+            assert pos == ent_pos[ent_off[f] - marks[f]:ent_off[f]].tolist()
+            assert codes == ent_code[ent_off[f] - marks[f]:ent_off[f]].tolist()
         for f in range(n_features - 1):
             k = marks[f]
             rows = idx[start:end]

@@ -5,7 +5,8 @@ training data once (:func:`prepare_data`: bins or the feature-major float
 matrix) and then calls :func:`grow` once per tree with that tree's weights.
 """
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
@@ -24,6 +25,7 @@ from .prune import prune_tree
 from .rng import make_state
 from .multioutput import MAX_POOL_SLOTS, grow_multi
 from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
+from .splitters.hist import column_index
 from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
@@ -39,6 +41,9 @@ _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree write
 _EMPTY_INT32 = np.empty(0, dtype=np.int32)  # no dominant codes / no row-wise index
 _NO_ROW_PTR = np.empty(0, dtype=np.int64)
 _NO_BOUNDS = np.empty((0, 0, 2), dtype=np.float64)
+# no column index (splitters.hist.column_index): col_ptr, col_rows, col_codes, row_code
+_NO_COLUMNS = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.uint8))
+_COLUMNS_LOCK = threading.Lock()
 
 
 def _bounds_of(data):
@@ -65,6 +70,18 @@ class TrainingData:
     #: float64 (n_features, max_bins, 2): each bin's least and greatest value (hist; see
     #: binning.split_threshold), or None: thresholds at the bin edges
     bin_bounds: np.ndarray | None = None
+    _columns: tuple | None = field(default=None, repr=False)
+
+    def columns(self):
+        """The column index of the row-wise index (:func:`.splitters.hist.column_index`), built on first
+        use and then shared by every tree grown on this data; empty arrays without a row-wise index."""
+        if self.row_ptr is None or self.row_ptr.size == 0:
+            return _NO_COLUMNS
+        if self._columns is None:
+            with _COLUMNS_LOCK:  # the trees of a forest ask from several threads: build it once
+                if self._columns is None:
+                    self._columns = column_index(self.row_ptr, self.row_feat, self.Xb)
+        return self._columns
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
@@ -353,9 +370,12 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     max_leaf_nodes = -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes)
     min_impurity_decrease = float(params.min_impurity_decrease)
 
+    has_index = data.row_ptr is not None and data.row_ptr.size > 0
+    # what a classification hist grower reads to search sparse columns (see grower_for's ``columns``)
+    columns = has_index and data.splitter == HIST and crit < SQUARED_ERROR and node_model is None
+
     def run(handle):
-        return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR,
-                          data.row_ptr is not None and data.row_ptr.size > 0)(
+        return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR, has_index)(
             data.Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), target.yk, target.yr, weights, idx, n_values,
             crit, data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
@@ -364,6 +384,7 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
             _EMPTY_INT32 if data.dominant is None else data.dominant,
             _NO_ROW_PTR if data.row_ptr is None else data.row_ptr,
             _EMPTY_INT32 if data.row_feat is None else data.row_feat,
+            data.columns() if columns else _NO_COLUMNS,
         )
 
     if node_model is None:

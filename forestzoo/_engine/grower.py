@@ -250,7 +250,7 @@ def find_split(
     if cols:  # (a test of its own: the grower's constant, pruned before the rest is typed)
         if only == HIST and slot < 0 and n < ENTRY_NODE and marks.shape[0] > 0 and tot[1] < 2.0 ** 26:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code = colbufs
+                sort_pos, groups, group_code, hits = colbufs
             if col_ptr.shape[0] > 0:
                 use_marks = True
                 gathered = True
@@ -258,12 +258,12 @@ def find_split(
                 n_drawn = min(max_features, n_features)
                 draw_features(feats, n_drawn, rng, touched)  # touched keeps the draws' partners
                 gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, n_drawn, marks, ent_off,
-                                     ent_pos, ent_code)
+                                     ent_pos, ent_code, sort_pos, hits)
                 drawn_marks = True
     if use_marks and not gathered:
         if cols:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code = colbufs
+                sort_pos, groups, group_code, hits = colbufs
             gathered = col_ptr.shape[0] > 0
             if gathered:
                 use_entries = tot[1] < 2.0 ** 26
@@ -280,7 +280,7 @@ def find_split(
             if cols:
                 if drawn_marks:  # every drawn feature was constant (or infeasible): collect every entry
                     col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                        sort_pos, groups, group_code = colbufs
+                        sort_pos, groups, group_code, hits = colbufs
                     for jj in range(n_drawn):
                         marks[feats[jj]] = 0
                     drawn_marks = False
@@ -308,7 +308,7 @@ def find_split(
                 ok = False  # every row of the node holds the dominant code: constant here
             elif cols and use_entries and dominant[f] >= 0:
                 col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                    sort_pos, groups, group_code = colbufs
+                    sort_pos, groups, group_code, hits = colbufs
                 ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
                                             yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, sort_code,
                                             sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
@@ -334,7 +334,7 @@ def find_split(
                     by_column = False
                     if cols:
                         col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
-                            sort_code, sort_pos, groups, group_code = colbufs
+                            sort_code, sort_pos, groups, group_code, hits = colbufs
                         # a few stored codes: search from those
                         by_column = col_ptr.shape[0] > 0 and dominant[f] >= 0 and 4 * (col_ptr[f + 1] - col_ptr[f]) < n
                         if by_column:
@@ -381,7 +381,7 @@ def find_split(
     if use_marks:
         if cols:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code = colbufs
+                sort_pos, groups, group_code, hits = colbufs
             if gathered:
                 clear_node_entries(marks, touched, n_touched)
         if not gathered:
@@ -596,6 +596,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         Xb, Xf, n_bins, edges, bin_bounds, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
         node_model, sdt, n_evals, pool_buf, row_leaf, hist_threads, local_rows, mono, dominant, row_ptr, row_feat,
+        columns,
     ):
         """Grow one tree; returns ``(node_table, values)``.
 
@@ -674,6 +675,9 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
             or empty.  A node below ``SMALL_NODE`` rows marks the features its
             rows list; an unmarked feature with a dominant code is constant in
             the node and is skipped without reading its codes.
+        columns : the column index of :func:`.splitters.hist.column_index`
+            (built once per training set and shared by its trees), or four
+            empty arrays: a classification grower with ``COLS = 1`` reads it.
         """
         if AE == 1:
             criterion = SQUARED_ERROR  # the statistics vectors the nodes carry (rows and weights are read)
@@ -850,12 +854,13 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         # of the row index (splitters.hist.split_sparse_small_cls)
         if COLS == 1:
             use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
-            colbufs_own = column_setup(use_cols, row_ptr, row_feat, Xb, idx, n_stats)
+            use_cols = use_cols and columns[0].shape[0] > 0
+            colbufs_own = column_setup(use_cols, columns, row_ptr, idx, n_stats)
             row_pos = borrow(colbufs_own[3])
             colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), row_pos,
                        borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
                        borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]),
-                       borrow(colbufs_own[11]), borrow(colbufs_own[12]))
+                       borrow(colbufs_own[11]), borrow(colbufs_own[12]), borrow(colbufs_own[13]))
         else:
             use_cols = False
             colbufs_own = ()

@@ -161,13 +161,17 @@ def _record_split(rec, cost, f, missing_left, b, edges):
 def column_index(row_ptr, row_feat, Xb):
     """The column-wise twin of :func:`..binning.other_code_rows`: per feature, its rows and codes.
 
-    Feature ``f``'s rows whose code differs from its dominant code are
+    Returns ``(col_ptr, col_rows, col_codes, row_code)``.  Feature ``f``'s
+    rows whose code differs from its dominant code are
     ``col_rows[col_ptr[f]:col_ptr[f + 1]]``, in increasing order, and their
     codes ``col_codes`` at the same positions (for a sparse matrix: the
     column's stored values).  A feature without a dominant code has none.
+    ``row_code[k]`` is the code of the row index's entry ``k`` (feature
+    ``row_feat[k]``), so that a node's entries carry their codes without
+    reading ``Xb``.  It depends on the training data alone: a forest builds
+    it once for all its trees (:meth:`.builder.TrainingData.columns`).
     """
-    n_features = Xb.shape[0]
-    n_rows = row_ptr.shape[0] - 1
+    n_features, n_samples = Xb.shape
     col_ptr = np.zeros(n_features + 1, np.int64)
     for k in range(row_feat.shape[0]):
         col_ptr[row_feat[k] + 1] += 1
@@ -175,7 +179,7 @@ def column_index(row_ptr, row_feat, Xb):
         col_ptr[f + 1] += col_ptr[f]
     fill = col_ptr[:n_features].copy()
     col_rows = np.empty(row_feat.shape[0], np.int32)
-    for i in range(n_rows):
+    for i in range(n_samples):
         for k in range(row_ptr[i], row_ptr[i + 1]):
             f = row_feat[k]
             col_rows[fill[f]] = i
@@ -186,44 +190,44 @@ def column_index(row_ptr, row_feat, Xb):
         codes = Xb[f]
         for q in range(col_ptr[f], col_ptr[f + 1]):
             col_codes[q] = codes[col_rows[q]]
-    return col_ptr, col_rows, col_codes
-
-
-@njit
-def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
-    """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
-
-    Returns ``(col_ptr, col_rows, col_codes, row_pos, row_code, touched,
-    ent_off, ent_pos, ent_code, sort_code, sort_pos, groups, group_code)``:
-    the column index of :func:`column_index`; each row's position in ``idx``
-    (-1 if absent); the code of each entry of the row index (``row_code[k]``
-    is feature ``row_feat[k]``'s code); and the buffers of
-    :func:`gather_node_entries`, :func:`split_sparse_small_cls` and
-    :func:`split_column_cls`, sized for a node below ``ENTRY_NODE`` rows and
-    for the longest column.  One compiled call, so that the grower, whose
-    compilation grows faster than its code, carries neither the index's
-    construction nor its allocations.
-    """
-    if not use:
-        return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64),
-                np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros((0, n_stats)),
-                np.zeros(0, np.int64))
-    col_ptr, col_rows, col_codes = column_index(row_ptr, row_feat, Xb)
-    n_features, n_samples = Xb.shape
-    row_pos = np.empty(n_samples, np.int64)
-    for i in range(n_samples):
-        row_pos[i] = -1
-    for p in range(idx.shape[0]):
-        row_pos[idx[p]] = p
     # each entry's code, from the column index (the codes matrix is read along its rows only)
     row_code = np.empty(row_feat.shape[0], np.uint8)
-    fill = col_ptr[:n_features].copy()
+    fill[:] = col_ptr[:n_features]
     for i in range(n_samples):
         for k in range(row_ptr[i], row_ptr[i + 1]):
             f = row_feat[k]
             row_code[k] = col_codes[fill[f]]
             fill[f] += 1
+    return col_ptr, col_rows, col_codes, row_code
+
+
+@njit
+def column_setup(use, columns, row_ptr, idx, n_stats):
+    """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
+
+    ``columns`` is the data's :func:`column_index`.  Returns ``(col_ptr,
+    col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos,
+    ent_code, sort_code, sort_pos, groups, group_code, hits)``: the column
+    index; each row's position in ``idx`` (-1 if absent); and the buffers of
+    :func:`gather_node_entries`, :func:`gather_drawn_entries`,
+    :func:`split_sparse_small_cls` and :func:`split_column_cls`, sized for
+    a node below ``ENTRY_NODE`` rows and for the longest column.  One
+    compiled call, so that the grower, whose compilation grows faster than
+    its code, carries none of these allocations.
+    """
+    col_ptr, col_rows, col_codes, row_code = columns
+    if not use:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64),
+                np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
+                np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros((0, n_stats)),
+                np.zeros(0, np.int64), np.zeros(0, np.int64))
+    n_features = col_ptr.shape[0] - 1
+    n_samples = row_ptr.shape[0] - 1
+    row_pos = np.empty(n_samples, np.int64)
+    for i in range(n_samples):
+        row_pos[i] = -1
+    for p in range(idx.shape[0]):
+        row_pos[idx[p]] = p
     # a node searched from its entries holds at most the ENTRY_NODE - 1 longest rows of the sample
     lengths = np.empty(idx.shape[0], np.int64)
     for p in range(idx.shape[0]):
@@ -237,7 +241,7 @@ def column_setup(use, row_ptr, row_feat, Xb, idx, n_stats):
     return (col_ptr, col_rows, col_codes, row_pos, row_code, np.empty(n_features, np.int32),
             np.empty(n_features, np.int64), np.empty(most, np.int64), np.empty(most, np.uint8),
             np.empty(most, np.uint8), np.empty(most, np.int64), np.empty((MISSING_BIN + 1, n_stats)),
-            np.empty(MISSING_BIN + 1, np.int64))
+            np.empty(MISSING_BIN + 1, np.int64), np.empty(most, np.int64))
 
 
 @njit
@@ -281,7 +285,8 @@ def gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, counts, to
 
 
 @njit
-def gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, k, counts, ent_off, ent_pos, ent_code):
+def gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, k, counts, ent_off, ent_pos, ent_code,
+                         hit_pos, hit_entry):
     """:func:`gather_node_entries` for the features ``feats[:k]`` alone (a node's drawn candidates).
 
     ``counts[f]`` (zero on entry for every feature) becomes, for each ``f``
@@ -290,32 +295,38 @@ def gather_drawn_entries(idx, start, end, row_ptr, row_feat, row_code, feats, k,
     are laid out as :func:`gather_node_entries` lays them out; the other
     features' counts stay 0.  A node's rows list many more features than it
     draws (100 of 10000 for ``max_features="sqrt"``): each entry then costs
-    a read of its feature's count instead of a count and a copy.
+    a read of its feature's count instead of a count and a copy, and the
+    entries of drawn features, noted in ``hit_pos`` (node position) and
+    ``hit_entry`` (index into the row index) on the one pass over the
+    node's entries, are laid out from those notes.  Both buffers hold as
+    many values as ``ent_pos``.
     """
     for j in range(k):
         counts[feats[j]] = 1  # a drawn feature: its count is 1 + its entries until the offsets below
+    h = 0
     for p in range(start, end):
         i = idx[p]
         for q in range(row_ptr[i], row_ptr[i + 1]):
             f = row_feat[q]
             if counts[f] > 0:
                 counts[f] += 1
+                hit_pos[h] = p
+                hit_entry[h] = q
+                h += 1
     acc = 0
     for j in range(k):
         f = feats[j]
         counts[f] -= 1
         ent_off[f] = acc
         acc += counts[f]
-    if acc > 0:
-        for p in range(start, end):
-            i = idx[p]
-            for q in range(row_ptr[i], row_ptr[i + 1]):
-                f = row_feat[q]
-                if counts[f] > 0:
-                    e = ent_off[f]
-                    ent_pos[e] = p
-                    ent_code[e] = row_code[q]
-                    ent_off[f] = e + 1
+    # in node order, as the pass noted them: each feature's entries in increasing node position
+    for t in range(h):
+        q = hit_entry[t]
+        f = row_feat[q]
+        e = ent_off[f]
+        ent_pos[e] = hit_pos[t]
+        ent_code[e] = row_code[q]
+        ent_off[f] = e + 1
 
 
 @njit
