@@ -518,6 +518,10 @@ def test_sparse_binning_equals_the_dense_one(max_bins):
     assert (dominant >= 0).sum() >= 5
     for a, b in zip(other_code_rows(Xb, dominant, Xb.size, X), other_code_rows(Xb, dominant, Xb.size)):
         np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+    n_entries = other_code_rows(Xb, dominant, Xb.size)[0][-1]
+    assert [a.size for a in other_code_rows(Xb, dominant, n_entries - 1, X)] == [0, 0]  # too many entries
+    assert other_code_rows(Xb, dominant, n_entries, X)[1].size == n_entries
 
 
 def _plain_quantile_edges(col, max_bins):

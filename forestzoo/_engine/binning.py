@@ -416,37 +416,86 @@ def other_code_rows(Xb, dominant, max_entries, X=None):
     index to pay) or when no feature has a dominant code.  With the CSC
     matrix ``X`` that ``Xb`` codes, a feature whose dominant code is the
     code of 0 (all of its rows but the stored ones hold it) is read at its
-    stored rows only.
+    stored rows only, and the index is built by one compiled pass
+    (:func:`_csc_other_code_rows`); a dense matrix is indexed with numpy
+    calls, so that dense data compile nothing for it.
     """
     n_features, n_samples = Xb.shape
     empty = np.zeros(0, np.int64), np.zeros(0, np.int32)
-    features = np.flatnonzero(dominant >= 0)
+    if X is not None:
+        row_ptr, row_feat = _csc_other_code_rows(Xb, dominant, X.indptr, X.indices, max_entries)
+        return (row_ptr, row_feat) if row_feat.size else empty
     rows, feats, total = [], [], 0
-    if X is not None:  # the columns whose implicit zeros hold the dominant code: their stored rows, all at once
-        nnz = np.diff(X.indptr)
-        by_entries = np.zeros(n_features, bool)
-        by_entries[features] = 2 * nnz[features] < n_samples
-        features = features[~by_entries[features]]
-        col = np.repeat(np.arange(n_features, dtype=np.int32), nnz)  # the feature of each stored entry
-        keep = by_entries[col]
-        keep[keep] = Xb[col[keep], X.indices[keep]] != dominant[col[keep]]
-        rows.append(X.indices[keep].astype(np.int64))
-        feats.append(col[keep])
-        total += rows[-1].size
-    for f in features:
+    for f in np.flatnonzero(dominant >= 0):
         r = np.flatnonzero(Xb[f] != dominant[f])
         total += r.size
         if total > max_entries:
             return empty
         rows.append(r)
         feats.append(np.full(r.size, f, np.int32))
-    if total == 0 or total > max_entries:
+    if total == 0:
         return empty
     # scipy turns the (row, feature) pairs row-wise in compiled code; the features of a row in increasing order
     index = sp.coo_matrix((np.ones(total, bool), (np.concatenate(rows), np.concatenate(feats))),
                           shape=(n_samples, n_features)).tocsr()
     index.sort_indices()
     return index.indptr.astype(np.int64), index.indices.astype(np.int32)
+
+
+@njit
+def _csc_other_code_rows(Xb, dominant, indptr, indices, max_entries):
+    """:func:`other_code_rows` of the codes ``Xb`` of the CSC matrix ``(indptr, indices)``.
+
+    A column stored in fewer than half its rows has the code of 0 as its
+    dominant code (more than half its rows are implicit zeros), so only its
+    stored rows can differ; another column with a dominant code is read in
+    every row.  Two passes over the features in increasing order (count per
+    row, then fill), so each row lists its features in increasing order.
+    An empty ``row_feat`` when the index would hold more than
+    ``max_entries`` entries, or none.
+    """
+    n_features, n_samples = Xb.shape
+    row_ptr = np.zeros(n_samples + 1, np.int64)
+    total = 0
+    for f in range(n_features):
+        d = dominant[f]
+        if d < 0:
+            continue
+        codes = Xb[f]
+        if 2 * (indptr[f + 1] - indptr[f]) < n_samples:
+            for q in range(indptr[f], indptr[f + 1]):
+                i = indices[q]
+                if codes[i] != d:
+                    row_ptr[i + 1] += 1
+                    total += 1
+        else:
+            for i in range(n_samples):
+                if codes[i] != d:
+                    row_ptr[i + 1] += 1
+                    total += 1
+        if total > max_entries:
+            return row_ptr, np.zeros(0, np.int32)
+    for i in range(n_samples):
+        row_ptr[i + 1] += row_ptr[i]
+    row_feat = np.empty(total, np.int32)
+    fill = row_ptr[:n_samples].copy()
+    for f in range(n_features):
+        d = dominant[f]
+        if d < 0:
+            continue
+        codes = Xb[f]
+        if 2 * (indptr[f + 1] - indptr[f]) < n_samples:
+            for q in range(indptr[f], indptr[f + 1]):
+                i = indices[q]
+                if codes[i] != d:
+                    row_feat[fill[i]] = f
+                    fill[i] += 1
+        else:
+            for i in range(n_samples):
+                if codes[i] != d:
+                    row_feat[fill[i]] = f
+                    fill[i] += 1
+    return row_ptr, row_feat
 
 
 def bin_data(X, edges, n_bins, n_threads=1):
