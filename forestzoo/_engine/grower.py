@@ -184,7 +184,7 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
     # sparse data: the features no row of the node holds a non-dominant code of are constant here
     use_marks = marks.shape[0] > 0
     if use_marks:
-        _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(1))
     n_valid = 0
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
@@ -198,7 +198,7 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
             n_valid += 1
         n_evals[0] += n
     if use_marks:
-        _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
+        _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(0))
 
 
 @njit(inline="always")
@@ -270,7 +270,7 @@ def find_split(
                 n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off,
                                                 ent_pos, ent_code, use_entries)
         if not gathered:
-            _mark_features(idx, start, end, row_ptr, row_feat, marks, 1)
+            _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(1))
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
@@ -285,7 +285,7 @@ def find_split(
                         marks[feats[jj]] = 0
                     drawn_marks = False
                     n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched,
-                                                    ent_off, ent_pos, ent_code, True)
+                                                    ent_off, ent_pos, ent_code, np.bool_(True))
             f = draw_feature(feats, j, rng)
         cst, lo, hi = mono_of(mono, f)
         if only == HIST:
@@ -385,7 +385,7 @@ def find_split(
             if gathered:
                 clear_node_entries(marks, touched, n_touched)
         if not gathered:
-            _mark_features(idx, start, end, row_ptr, row_feat, marks, 0)
+            _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(0))
 
 
 @njit(inline="always")
@@ -743,8 +743,8 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         local_buf = np.empty(n_features * local_rows if use_local else 0, np.float32)
         gmap = np.empty(local_rows if use_local else 0, idx.dtype)
         in_local = False
-        local_start = 0
-        local_end = 0
+        local_start = np.int64(0)  # not literals: _global_ids is then compiled for int64 alone
+        local_end = np.int64(0)
 
         # Node capacity: at most 2 L - 1 nodes for L leaves; every leaf holds a row, there are at most
         # max_leaf_nodes leaves when it is set and 2^max_depth with a depth limit.  np.empty: pages

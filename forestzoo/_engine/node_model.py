@@ -184,7 +184,7 @@ def best_threshold(proj, w, yk, yr, total, criterion, min_samples_leaf, min_weig
     keys = np.empty(n)
     pos = np.empty(n, np.int64)
     miss = np.zeros(total.shape[0])
-    m = 0
+    m = np.int64(0)  # not a literal: scan_sorted is then compiled for int64 alone (see splitters.exact)
     for i in range(n):
         v = proj[i]
         if v != v:

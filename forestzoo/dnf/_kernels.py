@@ -185,7 +185,7 @@ def _validation_loss(Xa, targets, sw, rows, weights, unit_ptr, unit_parent, unit
         idx = rows[start:start + chunk]
         Z = np.dot(Xa[idx], weights.T)
         hb = h[: idx.shape[0]]
-        dnf_scores(Z, unit_ptr, unit_parent, unit_right, term_ptr, term_parent, term_right, False, hb)
+        dnf_scores(Z, unit_ptr, unit_parent, unit_right, term_ptr, term_parent, term_right, np.bool_(False), hb)
         for b in range(idx.shape[0]):
             w = sw[idx[b]]
             total += w
@@ -250,8 +250,10 @@ def batch_helper(sync, Xa, targets, sw, order, weights, unit_ptr, unit_parent, u
             continue
         seen = g
         if atomic_cas(sync, _CLAIM, g - 1, g):
+            # the parts as int64, not literals: Numba would compile batch_parts once per literal value
             batch_parts(Xa, targets, sw, order, sync[_B0], sync[_B1], weights, unit_ptr, unit_parent, unit_right,
-                        term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws, 1, 2)
+                        term_ptr, term_parent, term_right, func_class, chunk, grads, losses, sws, np.int64(1),
+                        np.int64(2))
             atomic_store(sync, _DONE, g)
 
 
@@ -321,16 +323,18 @@ def train_dnf(Xa, targets, sw, val_sw, train_rows, val_rows, weights, unit_ptr, 
                 sync[_B1] = b1
                 atomic_store(sync, _GEN, generation)  # publishes the rows and the current weights
                 batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
-                            term_parent, term_right, func_class, chunk, grads, losses, sws, 0, 1)
+                            term_parent, term_right, func_class, chunk, grads, losses, sws, np.int64(0), np.int64(1))
                 if atomic_cas(sync, _CLAIM, generation - 1, generation):  # the helper has not taken part 1
                     batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
-                                term_parent, term_right, func_class, chunk, grads, losses, sws, 1, 2)
+                                term_parent, term_right, func_class, chunk, grads, losses, sws, np.int64(1),
+                                np.int64(2))
                 else:
                     while atomic_load(sync, _DONE) != generation:
                         pass
             else:
                 batch_parts(Xa, targets, sw, order, b0, b1, weights, unit_ptr, unit_parent, unit_right, term_ptr,
-                            term_parent, term_right, func_class, chunk, grads, losses, sws, 0, BATCH_PARTS)
+                            term_parent, term_right, func_class, chunk, grads, losses, sws, np.int64(0),
+                            np.int64(BATCH_PARTS))
             grad[:] = grads[0]
             batch_loss[:] = losses[0]
             batch_sw = sws[0]

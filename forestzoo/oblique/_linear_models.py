@@ -419,7 +419,7 @@ def fit_mpsvm(Z, t, w, delta):
     wp, wn = _class_weights(t, w)
     if wp <= 0.0 or wn <= 0.0:
         return _none(q)
-    W, b, ok = mpsvm_bisectors(Z, t, w, 0, delta, 1e-10)  # 0: Tikhonov
+    W, b, ok = mpsvm_bisectors(Z, t, w, np.int64(0), delta, 1e-10)  # 0: Tikhonov (an int64, not a literal: one compile)
     if not ok:
         return _none(q)
     return W, b

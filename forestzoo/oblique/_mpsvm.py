@@ -193,8 +193,9 @@ REDUCE_MIN_FEATURES = 128
 def _planes(Z, t, w, regularization, delta, rcond):
     """The two clustering planes ``(z1, z2, ok)`` of the module docstring."""
     q = Z.shape[1]
-    n_a = _positive_rows(w, t, True)
-    n_b = _positive_rows(w, t, False)
+    # the flags as np.bool_, not literals: Numba would compile each callee once per literal value
+    n_a = _positive_rows(w, t, np.bool_(True))
+    n_b = _positive_rows(w, t, np.bool_(False))
     if regularization == _AXIS and (n_a < q + 1 or n_b < q + 1):
         # rank G <= rows of A (and rank H <= rows of B): singular without an eigendecomposition
         return np.zeros(q + 1), np.zeros(q + 1), False
@@ -202,17 +203,17 @@ def _planes(Z, t, w, regularization, delta, rcond):
         B, G, H = _row_space_moments(Z, t, w)
         B = np.ascontiguousarray(B)
         # G and H are singular in the full space (rank <= m < q + 1)
-        y1, ok1 = _clustering_plane(G, H, regularization, delta, rcond, True)
-        y2, ok2 = _clustering_plane(H, G, regularization, delta, rcond, True)
+        y1, ok1 = _clustering_plane(G, H, regularization, delta, rcond, np.bool_(True))
+        y2, ok2 = _clustering_plane(H, G, regularization, delta, rcond, np.bool_(True))
         if ok1 and ok2:
             return B @ y1, B @ y2, True
         # "null_space" only: one hyperclass's rows span the whole of V, so its
         # matrix is null only outside V, where the other vanishes too; that
         # degenerate case is left to the full problem below
-    G = _second_moment(Z, w, t, True)
-    H = _second_moment(Z, w, t, False)
-    z1, ok1 = _clustering_plane(G, H, regularization, delta, rcond)
-    z2, ok2 = _clustering_plane(H, G, regularization, delta, rcond)
+    G = _second_moment(Z, w, t, np.bool_(True))
+    H = _second_moment(Z, w, t, np.bool_(False))
+    z1, ok1 = _clustering_plane(G, H, regularization, delta, rcond, np.bool_(False))
+    z2, ok2 = _clustering_plane(H, G, regularization, delta, rcond, np.bool_(False))
     return z1, z2, ok1 and ok2
 
 

@@ -30,7 +30,9 @@ def _split_exact(f, X, idx, start, end, w, yk, yr, total, min_samples_leaf, min_
     :func:`split_exact_reg` pass it as a constant, so each compiles one
     task's code (see :func:`..criteria.weighted_impurity_for`).
     """
-    m = 0
+    # np.int64, not the literal 0: Numba compiles a callee once per argument type, and it types the call
+    # below with m's first type (Literal[int](0)) before the loop widens it to int64
+    m = np.int64(0)
     miss[:] = 0.0
     for p in range(start, end):
         i = idx[p]

@@ -497,14 +497,14 @@ def split_column_cls(f, col_ptr, col_rows, col_codes, row_pos, start, end, dom, 
     feature is not constant in the node.
     """
     n_stats = total.shape[0]
-    k = 0
+    k = np.int64(0)  # not a literal (see forestzoo._jit): _group_entries is compiled once
     for q in range(col_ptr[f], col_ptr[f + 1]):
         p = row_pos[col_rows[q]]
         if p >= start and p < end:
             ent_pos[k] = p
             ent_code[k] = col_codes[q]
             k += 1
-    n_groups = _group_entries(ent_pos, ent_code, 0, k, dom, w, yk, total, sort_code, sort_pos, counts, groups,
+    n_groups = _group_entries(ent_pos, ent_code, np.int64(0), k, dom, w, yk, total, sort_code, sort_pos, counts, groups,
                               group_code, cum, miss)
     n_values = total[0] - miss[0]
     if n_values <= 0.0:

@@ -223,7 +223,7 @@ def _sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, s
     ``reg``: whether ``criterion`` is a regression one (a constant in
     :func:`sdt_score_feature_cls` and :func:`sdt_score_feature_reg`).
     """
-    m = 0
+    m = np.int64(0)  # not a literal: sort_pairs is then compiled for int64 alone (see splitters.exact)
     for q in range(m_batch):
         v = new_keys[q]
         p = new_pos[q]
@@ -262,11 +262,12 @@ def _sdt_score_feature(new_keys, new_pos, m_batch, src_keys, src_pos, src_off, s
     if length == 0 or not (dst_keys[q - 1] > dst_keys[dst_off] or miss[0] > 0.0):
         return np.inf, length
     if reg:
-        cost, _, _ = scan_sorted_reg(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1,
-                                     0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
+        cost, _, _ = scan_sorted_reg(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr,
+                                     np.int64(1), 0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
     else:
-        cost, _, _ = scan_sorted_cls(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr, 1,
-                                     0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
+        # min_samples_leaf as an int64, as the other callers pass it: a literal 1 would compile the scan once more
+        cost, _, _ = scan_sorted_cls(dst_keys[dst_off:q], dst_pos[dst_off:q], length, miss, ws_total, w, yk, yr,
+                                     np.int64(1), 0.0, criterion, cum, tmp, 0.0, -np.inf, np.inf)
     return cost, length
 
 
