@@ -81,6 +81,19 @@ def _view(X, image, window, stride):
     return sliding_window_view(imgs, window, axis=(1, 2))[:, ::stride, ::stride]
 
 
+def _own_float32(a):
+    """``a`` as a C-contiguous float32 array that owns its memory.
+
+    A window view of the input is read-only; ``np.ascontiguousarray``
+    returns it unchanged when it is already contiguous float32 (a window as
+    large as the image).  The forests' kernels are compiled once per array
+    type, and a read-only array is a type of its own: a copy keeps the
+    scanner's forests on the kernels every other fit compiles.
+    """
+    out = np.ascontiguousarray(a, dtype=np.float32)
+    return out if out.flags.writeable else out.copy()
+
+
 def windows_of(X, image, window, stride):
     """All windows of the rows of ``X``, one per row of the result, sample-major, float32.
 
@@ -88,7 +101,7 @@ def windows_of(X, image, window, stride):
     ``i * n_windows + j``, windows ordered row by row over the image.
     """
     view = _view(X, image, window, stride)
-    return np.ascontiguousarray(view.reshape(-1, window[0] * window[1]), dtype=np.float32)
+    return _own_float32(view.reshape(-1, window[0] * window[1]))
 
 
 def sample_windows(X, image, window, stride, rows, n_max, seed):
@@ -108,4 +121,4 @@ def sample_windows(X, image, window, stride, rows, n_max, seed):
     sample, pos = np.divmod(flat, per_sample)
     view = _view(X, image, window, stride)
     picked = view[rows[sample], pos // n_cols, pos % n_cols]
-    return np.ascontiguousarray(picked.reshape(n_max, -1), dtype=np.float32), sample
+    return _own_float32(picked.reshape(n_max, -1)), sample
