@@ -456,45 +456,35 @@ def _csc_other_code_rows(Xb, dominant, indptr, indices, max_entries):
     """
     n_features, n_samples = Xb.shape
     row_ptr = np.zeros(n_samples + 1, np.int64)
+    row_feat = np.zeros(0, np.int32)
+    fill = row_ptr[:n_samples]
     total = 0
-    for f in range(n_features):
-        d = dominant[f]
-        if d < 0:
-            continue
-        codes = Xb[f]
-        if 2 * (indptr[f + 1] - indptr[f]) < n_samples:
-            for q in range(indptr[f], indptr[f + 1]):
-                i = indices[q]
-                if codes[i] != d:
-                    row_ptr[i + 1] += 1
-                    total += 1
-        else:
+    for stage in range(2):  # count each row's entries, then fill them in
+        counting = stage == 0
+        if not counting:
             for i in range(n_samples):
+                row_ptr[i + 1] += row_ptr[i]
+            row_feat = np.empty(total, np.int32)
+            fill = row_ptr[:n_samples].copy()
+        for f in range(n_features):
+            d = dominant[f]
+            if d < 0:
+                continue
+            codes = Xb[f]
+            stored = 2 * (indptr[f + 1] - indptr[f]) < n_samples
+            lo = np.int64(indptr[f]) if stored else np.int64(0)
+            hi = np.int64(indptr[f + 1]) if stored else np.int64(n_samples)
+            for q in range(lo, hi):
+                i = np.int64(indices[q]) if stored else q
                 if codes[i] != d:
-                    row_ptr[i + 1] += 1
-                    total += 1
-        if total > max_entries:
-            return row_ptr, np.zeros(0, np.int32)
-    for i in range(n_samples):
-        row_ptr[i + 1] += row_ptr[i]
-    row_feat = np.empty(total, np.int32)
-    fill = row_ptr[:n_samples].copy()
-    for f in range(n_features):
-        d = dominant[f]
-        if d < 0:
-            continue
-        codes = Xb[f]
-        if 2 * (indptr[f + 1] - indptr[f]) < n_samples:
-            for q in range(indptr[f], indptr[f + 1]):
-                i = indices[q]
-                if codes[i] != d:
-                    row_feat[fill[i]] = f
-                    fill[i] += 1
-        else:
-            for i in range(n_samples):
-                if codes[i] != d:
-                    row_feat[fill[i]] = f
-                    fill[i] += 1
+                    if counting:
+                        row_ptr[i + 1] += 1
+                        total += 1
+                    else:
+                        row_feat[fill[i]] = f
+                        fill[i] += 1
+            if counting and total > max_entries:
+                return row_ptr, np.zeros(0, np.int32)
     return row_ptr, row_feat
 
 
