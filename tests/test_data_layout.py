@@ -69,3 +69,21 @@ def test_python_reads_of_both_layouts_agree():
             a, b = layout.value(dense, f, i), layout.value(csc, f, i)
             assert (a == b) or (np.isnan(a) and np.isnan(b))
     assert layout.can_copy_local(dense) and not layout.can_copy_local(csc)
+
+
+@pytest.mark.parametrize("block", [1, 7, 150, 1 << 40])
+def test_sparse_bin_edges_do_not_depend_on_the_block_of_stored_values(monkeypatch, block):
+    """The edges, bins and bounds of a sparse matrix, found a block of columns at a time, are the dense matrix's."""
+    from forestzoo._engine import binning
+
+    rng = np.random.RandomState(block % 97)
+    X, _ = _sparse_data(3, n=600, d=30)
+    X[:, 7] = rng.randint(-2, 3, size=X.shape[0])  # few distinct values, stored in most rows
+    X[:, 9] = np.where(rng.uniform(size=X.shape[0]) < 0.9, 0.0, rng.uniform(size=X.shape[0]))
+    dense = binning.compute_bin_edges(X, 16, bounds=True)
+    monkeypatch.setattr(binning, "SPARSE_BLOCK_VALUES", block)
+    blocks = list(binning._stored_blocks(sp.csc_matrix(X).indptr, 0, X.shape[1], block))
+    assert blocks[0][0] == 0 and blocks[-1][1] == X.shape[1]
+    assert all(a < b and b == c for (a, b), (c, _) in zip(blocks, blocks[1:] + [(X.shape[1], None)]))
+    for got, want in zip(binning.compute_bin_edges(sp.csr_matrix(X), 16, bounds=True), dense):
+        assert_array_equal(got, want)
