@@ -644,6 +644,7 @@ def test_skip_histogram_equals_the_full_build_for_integer_weights(n_classes):
 def test_column_search_equals_the_histogram_search(n_classes):
     """A large node's search of a feature from its stored codes gives the histogram search's record, bit for bit."""
     from forestzoo._engine.binning import other_code_rows
+    from forestzoo._engine.builder import _NO_CODE_ROWS
     from forestzoo._engine.splitters._common import REC_COST, REC_FEATURE, REC_SIZE, reset_record
     from forestzoo._engine.splitters.hist import (
         build_node_histogram_cls, column_index, column_setup, split_column_cls, split_histogram_cls,
@@ -671,7 +672,7 @@ def test_column_search_equals_the_histogram_search(n_classes):
     idx = np.sort(rng.choice(n_samples, 1900, replace=False)).astype(np.uint32)
     n_stats = 2 + n_classes
     (col_ptr, col_rows, col_codes, row_pos, _, _, _, ent_pos, ent_code, sort_code, sort_pos, groups,
-     group_code, _) = column_setup(True, columns, row_ptr, idx, n_stats)
+     group_code, _, _, _, _) = column_setup(True, columns + _NO_CODE_ROWS, row_ptr, idx, n_stats, False)
     assert row_pos[idx].tolist() == list(range(idx.size))
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
@@ -710,6 +711,7 @@ def test_column_search_equals_the_histogram_search(n_classes):
 def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criterion, min_samples_leaf, with_nan):
     """A small node's search of a feature from its row-index entries gives split_small_cls's record, bit for bit."""
     from forestzoo._engine.binning import other_code_rows
+    from forestzoo._engine.builder import _NO_CODE_ROWS
     from forestzoo._engine.splitters._common import REC_COST, REC_FEATURE, REC_SIZE, reset_record
     from forestzoo._engine.splitters.hist import (
         SMALL_NODE, clear_node_entries, column_index, column_setup, gather_drawn_entries, gather_node_entries,
@@ -732,7 +734,8 @@ def test_small_node_search_from_entries_equals_the_sorted_scan(n_classes, criter
     idx = np.sort(rng.choice(n_samples, 2600, replace=False)).astype(np.uint32)
     n_stats = 2 + n_classes
     (col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, sort_pos,
-     groups, group_code, hits) = column_setup(True, column_index(row_ptr, row_feat, Xb), row_ptr, idx, n_stats)
+     groups, group_code, hits, _, _, _) = column_setup(True, column_index(row_ptr, row_feat, Xb) + _NO_CODE_ROWS,
+                                                       row_ptr, idx, n_stats, False)
     w = rng.poisson(1.0, size=idx.size).astype(np.float64) + 1.0
     yk = rng.randint(0, n_classes, size=idx.size).astype(np.int32)
     if n_classes == 2:

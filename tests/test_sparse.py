@@ -267,3 +267,101 @@ def test_other_families_reject_sparse_naming_themselves():
 def test_forests_refuse_a_sparse_y_as_scikit_learn_does(cls):
     with pytest.raises(ValueError, match="sparse multilabel-indicator for y is not supported"):
         cls(n_estimators=2).fit(np.eye(3), sp.csr_matrix(np.eye(3)))
+
+
+def _indexed_data(seed=0, n=1500, d=120):
+    """A sparse matrix whose hist codes are kept in the column index alone: 3 % stored values, explicit
+    zeros, NaN, a column stored in every row without a dominant code and one whose dominant value is not 0."""
+    rng = np.random.RandomState(seed)
+    X = np.zeros((n, d), np.float32)
+    mask = rng.uniform(size=X.shape) < 0.03
+    X[mask] = rng.normal(size=mask.sum())
+    X[:, 0] = rng.normal(size=n).round(1)
+    X[:, 1] = np.where(rng.uniform(size=n) < 0.7, 2.0, rng.normal(size=n))
+    X[rng.uniform(size=n) < 0.01, 2] = np.nan
+    Xs = sp.csr_matrix(X)
+    Xs.data[::40] = 0.0  # explicit zeros
+    y = ((X[:, 0] > 0) ^ (X[:, 3] > 0) | (X[:, 1] != 2.0)).astype(np.int64) + (X[:, 4] > 0)
+    return Xs, Xs.toarray(), y
+
+
+def test_sparse_hist_codes_kept_in_the_column_index_equal_the_code_matrix():
+    from forestzoo._engine.builder import prepare_data
+
+    for seed in range(3):
+        Xs, X, _ = _indexed_data(seed)
+        kept, dense = prepare_data(Xs, "hist", 255), prepare_data(X, "hist", 255)
+        assert kept.indexed_only and not dense.indexed_only
+        assert kept.Xb.shape == (X.shape[1], 0)  # no code matrix
+        assert_array_equal(kept.codes(), dense.Xb)
+        for a, b in [(kept.dominant, dense.dominant), (kept.row_ptr, dense.row_ptr), (kept.row_feat, dense.row_feat)]:
+            assert_array_equal(a, b)
+        for a, b in zip(kept.columns()[:4], dense.columns()[:4]):
+            assert_array_equal(a, b)
+        dense_row, Xd = kept.columns()[4:]
+        assert dense_row[0] == 0 and (dense_row[1:] == -1).all() and kept.dominant[0] == -1
+        assert_array_equal(Xd[0], dense.Xb[0])
+    # a matrix too dense for the index keeps the code matrix
+    Xs = sp.random(200, 20, density=0.5, random_state=0, format="csr", dtype=np.float32)
+    data = prepare_data(Xs, "hist", 255)
+    assert not data.indexed_only and data.Xb.shape == (20, 200)
+
+
+def test_node_codes_and_indexed_histograms_equal_the_code_matrix_reads():
+    from forestzoo._engine.binning import MISSING_BIN
+    from forestzoo._engine.builder import prepare_data
+    from forestzoo._engine.splitters.hist import build_histogram_cls, indexed_histogram_cls, node_codes
+
+    Xs, X, _ = _indexed_data(1)
+    kept, Xb = prepare_data(Xs, "hist", 255), prepare_data(X, "hist", 255).Xb
+    col_ptr, col_rows, col_codes, _, dense_row, Xd = kept.columns()
+    rng = np.random.RandomState(0)
+    n_classes = 3
+    for n_rows in (5, 40, 300, 1500):
+        idx = np.sort(rng.choice(X.shape[0], n_rows, replace=False)).astype(np.uint32)
+        rng.shuffle(idx[: n_rows // 2])  # a node's rows need not be sorted
+        row_pos = np.full(X.shape[0], -1, np.int64)
+        row_pos[idx] = np.arange(n_rows)
+        w = rng.poisson(1.0, n_rows).astype(np.float64) + 1.0
+        yk = rng.randint(0, n_classes, n_rows).astype(np.int32)
+        start, end = n_rows // 4, n_rows
+        total = np.zeros(2 + n_classes)
+        for p in range(start, end):
+            total[0] += 1.0
+            total[1] += w[p]
+            total[2 + yk[p]] += w[p]
+        for f in range(X.shape[1]):
+            row_codes = np.zeros(X.shape[0], np.uint8)
+            codes = node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, kept.dominant[f], dense_row,
+                               Xd, row_codes)
+            assert_array_equal(codes[idx[start:end]], Xb[f, idx[start:end]])
+            want = np.full((MISSING_BIN + 1, 2 + n_classes), -1.0)
+            got = want.copy()
+            n_bins = int(kept.n_bins[f])
+            build_histogram_cls(Xb[f], idx, start, end, w, yk, np.empty(0), n_bins, want)
+            indexed_histogram_cls(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, w, yk, np.empty(0), n_bins,
+                                  got, kept.dominant[f], total, dense_row, Xd, row_codes)
+            assert_array_equal(got[:n_bins], want[:n_bins])
+            assert_array_equal(got[MISSING_BIN], want[MISSING_BIN])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: RandomForestClassifier(n_estimators=4, random_state=0),
+    lambda: RandomForestClassifier(n_estimators=2, max_features=None, max_leaf_nodes=40, random_state=1),
+    lambda: DecisionTreeClassifier(splitter="hist", criterion="entropy", random_state=0),
+    lambda: ExtraTreesClassifier(n_estimators=3, splitter="hist", random_state=0),
+    lambda: RandomForestClassifier(n_estimators=3, class_weight="balanced", random_state=0),
+    lambda: RandomForestRegressor(n_estimators=3, random_state=0),
+])
+def test_fit_on_sparse_codes_kept_in_the_column_index_grows_the_dense_model(make):
+    Xs, X, y = _indexed_data(2)
+    dense = make()
+    if not hasattr(dense, "predict_proba"):
+        y = y + X[:, 4].astype(np.float64)
+    dense.fit(X, y)
+    sparse = make().fit(Xs, y)
+    _assert_same_model(dense, sparse)
+    assert_array_equal(dense.predict(X), sparse.predict(Xs))
+    if hasattr(dense, "predict_proba"):  # multi-output y reads the code matrix rebuilt from the index
+        Y = np.c_[y, (X[:, 0] > 0.5).astype(int)]
+        _assert_same_model(make().fit(X, Y), make().fit(Xs, Y))

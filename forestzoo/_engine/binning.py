@@ -521,3 +521,123 @@ def bin_data(X, edges, n_bins, n_threads=1):
     else:
         run_blocks(_bin_columns, X.shape[1], n_threads, X, edges, n_bins, out)
     return out
+
+
+def sparse_code_index(X, edges, n_bins, max_entries):
+    """The codes of a CSC matrix ``X`` kept as an index of the codes that differ from their feature's
+    dominant code, without the ``(n_features, n_samples)`` code matrix.
+
+    Returns ``None`` when the index would hold more than ``max_entries``
+    entries (the matrix is not sparse enough), else ``(dominant, row_ptr,
+    row_feat, columns)``: ``dominant`` as :func:`dominant_codes` gives it,
+    ``(row_ptr, row_feat)`` as :func:`other_code_rows` gives it, and
+    ``columns = (col_ptr, col_rows, col_codes, row_code, dense_row, Xd)``:
+    the first four as :func:`.splitters.hist.column_index` builds them from
+    the code matrix, ``Xd`` the code rows of the features without a dominant
+    code (``(n_dense, n_samples)``) and ``dense_row[f]`` the row of feature
+    ``f`` in ``Xd``, -1 for the others.  Every code of the matrix is then
+    known: feature ``f``'s code in row ``i`` is ``Xd[dense_row[f], i]``, or
+    the code the column index lists for ``(f, i)``, or ``dominant[f]``.
+
+    A column stored in fewer than half its rows has the code of 0 as its
+    dominant code, and only its stored entries are coded; the other columns
+    are coded in full, one block of them at a time.
+    """
+    n_samples, n_features = X.shape
+    stored = np.diff(X.indptr)
+    dominant = np.count_nonzero(edges < 0.0, axis=1).astype(np.int32)  # the code of 0 (padding is +inf)
+    heavy = np.flatnonzero(2 * stored >= n_samples)
+    Xh = bin_data(X[:, heavy], edges[heavy], n_bins[heavy]) if heavy.size else np.zeros((0, n_samples), np.uint8)
+    heavy_row = np.full(n_features, -1, np.int32)
+    heavy_row[heavy] = np.arange(heavy.size, dtype=np.int32)
+    for k, f in enumerate(heavy):
+        counts = np.bincount(Xh[k], minlength=256)[:n_bins[f]]
+        b = int(np.argmax(counts)) if counts.size else -1
+        dominant[f] = b if b >= 0 and 2 * counts[b] > n_samples else -1
+    ok, row_ptr, row_feat, col_ptr, col_rows, col_codes, row_code = _csc_code_index(
+        X.data, X.indices, X.indptr, edges, n_bins, dominant, heavy_row, Xh, max_entries)
+    if not ok or row_feat.size == 0:
+        return None
+    dense = heavy[dominant[heavy] < 0]
+    dense_row = np.full(n_features, -1, np.int32)
+    dense_row[dense] = np.arange(dense.size, dtype=np.int32)
+    Xd = np.ascontiguousarray(Xh[heavy_row[dense]]) if dense.size else np.zeros((0, n_samples), np.uint8)
+    return dominant, row_ptr, row_feat, (col_ptr, col_rows, col_codes, row_code, dense_row, Xd)
+
+
+@njit
+def _csc_code_index(data, indices, indptr, edges, n_bins, dominant, heavy_row, Xh, max_entries):
+    """The index of :func:`sparse_code_index`: ``(ok, row_ptr, row_feat, col_ptr, col_rows, col_codes, row_code)``.
+
+    A feature with ``heavy_row[f] >= 0`` is read from its codes
+    ``Xh[heavy_row[f]]``, another from its stored entries (its other rows
+    hold the code of 0, its dominant code).  ``ok`` is False, and the
+    arrays empty, when the index would hold more than ``max_entries``
+    entries.  The column index lists each feature's rows in increasing
+    order, the row index each row's features in increasing order.
+    """
+    n_features = indptr.shape[0] - 1
+    n_samples = Xh.shape[1]
+    codes = np.empty(indptr[n_features], np.uint8)  # the stored entries' codes
+    col_ptr = np.zeros(n_features + 1, np.int64)
+    for f in range(n_features):
+        d = dominant[f]
+        m = 0
+        if d >= 0:
+            h = heavy_row[f]
+            if h >= 0:
+                for i in range(n_samples):
+                    if Xh[h, i] != d:
+                        m += 1
+            else:
+                n_edges = n_bins[f] - 1
+                for k in range(indptr[f], indptr[f + 1]):
+                    c = _code(edges, f, n_edges, data[k])
+                    codes[k] = c
+                    if c != d:
+                        m += 1
+        col_ptr[f + 1] = col_ptr[f] + m
+        if col_ptr[f + 1] > max_entries:
+            empty64 = np.zeros(0, np.int64)
+            empty32 = np.zeros(0, np.int32)
+            empty8 = np.zeros(0, np.uint8)
+            return False, empty64, empty32, empty64, empty32, empty8, empty8
+    total = col_ptr[n_features]
+    col_rows = np.empty(total, np.int32)
+    col_codes = np.empty(total, np.uint8)
+    row_ptr = np.zeros(n_samples + 1, np.int64)
+    q = 0
+    for f in range(n_features):
+        d = dominant[f]
+        if d < 0:
+            continue
+        h = heavy_row[f]
+        if h >= 0:
+            for i in range(n_samples):
+                c = Xh[h, i]
+                if c != d:
+                    col_rows[q] = i
+                    col_codes[q] = c
+                    q += 1
+        else:
+            for k in range(indptr[f], indptr[f + 1]):
+                c = codes[k]
+                if c != d:
+                    col_rows[q] = indices[k]
+                    col_codes[q] = c
+                    q += 1
+    # the row index: the column index turned row-wise, each row's features in increasing order
+    for q in range(total):
+        row_ptr[col_rows[q] + 1] += 1
+    for i in range(n_samples):
+        row_ptr[i + 1] += row_ptr[i]
+    fill = row_ptr[:n_samples].copy()
+    row_feat = np.empty(total, np.int32)
+    row_code = np.empty(total, np.uint8)
+    for f in range(n_features):
+        for q in range(col_ptr[f], col_ptr[f + 1]):
+            i = col_rows[q]
+            row_feat[fill[i]] = f
+            row_code[fill[i]] = col_codes[q]
+            fill[i] += 1
+    return True, row_ptr, row_feat, col_ptr, col_rows, col_codes, row_code

@@ -12,7 +12,7 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 
-from .binning import bin_data, compute_bin_edges, dominant_codes, other_code_rows
+from .binning import bin_data, compute_bin_edges, dominant_codes, other_code_rows, sparse_code_index
 from .criteria import ABSOLUTE_ERROR, CRITERIA, SQUARED_ERROR
 from .data import csc_layout
 from .edit import depth_first_order
@@ -25,7 +25,7 @@ from .prune import prune_tree
 from .rng import make_state
 from .multioutput import MAX_POOL_SLOTS, grow_multi
 from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
-from .splitters.hist import column_index
+from .splitters.hist import column_index, integral_weights
 from .tree import NODE_DTYPE, Tree
 from .._jit import njit
 
@@ -41,8 +41,11 @@ _EMPTY_MONO = np.empty(0)  # no monotonic constraint (read-only: grow_tree write
 _EMPTY_INT32 = np.empty(0, dtype=np.int32)  # no dominant codes / no row-wise index
 _NO_ROW_PTR = np.empty(0, dtype=np.int64)
 _NO_BOUNDS = np.empty((0, 0, 2), dtype=np.float64)
-# no column index (splitters.hist.column_index): col_ptr, col_rows, col_codes, row_code
-_NO_COLUMNS = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.uint8))
+# no column index (splitters.hist.column_index): col_ptr, col_rows, col_codes, row_code, and no code rows kept
+# apart (binning.sparse_code_index): dense_row, Xd
+_NO_COLUMNS = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.uint8),
+               np.empty(0, np.int32), np.empty((0, 0), np.uint8))
+_NO_CODE_ROWS = _NO_COLUMNS[4:]
 _COLUMNS_LOCK = threading.Lock()
 
 
@@ -57,7 +60,9 @@ class TrainingData:
 
     splitter: int
     n_features: int
-    Xb: np.ndarray  # uint8 (n_features, n_samples) codes; empty unless hist
+    #: uint8 (n_features, n_samples) codes (hist; empty otherwise), or (n_features, 0) when the codes of a
+    #: sparse X are kept in its column index alone (see :meth:`codes` and binning.sparse_code_index)
+    Xb: np.ndarray
     Xf: np.ndarray | tuple  # float32 (n_features, n_samples) values, or the CSC tuple of .data; empty for hist
     edges: np.ndarray  # float64 (n_features, max_bins - 1)
     n_bins: np.ndarray  # int32 (n_features,)
@@ -71,17 +76,44 @@ class TrainingData:
     #: binning.split_threshold), or None: thresholds at the bin edges
     bin_bounds: np.ndarray | None = None
     _columns: tuple | None = field(default=None, repr=False)
+    _codes: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def indexed_only(self):
+        """Whether the codes are kept in the column index alone (a sparse ``X``; ``Xb`` has no columns)."""
+        return self.splitter == HIST and self.Xb.shape[1] == 0 and self.row_ptr is not None and self.row_ptr.size > 1
 
     def columns(self):
-        """The column index of the row-wise index (:func:`.splitters.hist.column_index`), built on first
-        use and then shared by every tree grown on this data; empty arrays without a row-wise index."""
+        """The column index of the row-wise index and the code rows kept apart
+        (``(col_ptr, col_rows, col_codes, row_code, dense_row, Xd)``, see
+        :func:`.binning.sparse_code_index`), built on first use and then shared
+        by every tree grown on this data; empty arrays without a row-wise index."""
         if self.row_ptr is None or self.row_ptr.size == 0:
             return _NO_COLUMNS
         if self._columns is None:
             with _COLUMNS_LOCK:  # the trees of a forest ask from several threads: build it once
                 if self._columns is None:
-                    self._columns = column_index(self.row_ptr, self.row_feat, self.Xb)
+                    self._columns = column_index(self.row_ptr, self.row_feat, self.Xb) + _NO_CODE_ROWS
         return self._columns
+
+    def codes(self):
+        """The ``(n_features, n_samples)`` code matrix: ``Xb``, or, for codes kept in the column index
+        alone, the matrix rebuilt from it on first use (for the growers that read codes row by row:
+        regression, absolute error, multi-output, node models, non-integer weights)."""
+        if not self.indexed_only:
+            return self.Xb
+        if self._codes is None:
+            with _COLUMNS_LOCK:
+                if self._codes is None:
+                    col_ptr, col_rows, col_codes, _, dense_row, Xd = self._columns
+                    n_samples = self.row_ptr.shape[0] - 1
+                    codes = np.empty((self.n_features, n_samples), np.uint8)
+                    codes[:] = np.maximum(self.dominant, 0).astype(np.uint8)[:, None]
+                    dense = np.flatnonzero(dense_row >= 0)
+                    codes[dense] = Xd[dense_row[dense]]
+                    codes[np.repeat(np.arange(self.n_features), np.diff(col_ptr)), col_rows] = col_codes
+                    self._codes = codes
+        return self._codes
 
 
 def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1):
@@ -90,10 +122,13 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
     ``X`` is a 2-D numpy array or a scipy sparse matrix or array (absent
     entries are 0, a stored NaN is missing).  A sparse ``X`` is never made
     dense: the exact, random and stochastic splitters read it in the CSC
-    layout of :mod:`.data` (:func:`.data.csc_layout`), and hist bins it
-    column by column into the same uint8 codes as the dense matrix (``n_features
-    x n_samples`` bytes), so that it grows the same trees as on the dense
-    matrix.
+    layout of :mod:`.data` (:func:`.data.csc_layout`), and hist codes it
+    column by column with the same uint8 codes as the dense matrix, so that it
+    grows the same trees as on the dense matrix.  Where at most an eighth of
+    the codes differ from their feature's dominant code, only those are kept,
+    in the index of :func:`.binning.sparse_code_index` (``Xb`` then has no
+    columns; :meth:`TrainingData.codes` rebuilds the matrix for the growers
+    that read it), else the ``n_features x n_samples`` code matrix.
 
     With ``sample_weight``, the bin edges are the quantiles of the rows of
     positive weight only: a row of weight 0 is absent from training and must
@@ -113,12 +148,18 @@ def prepare_data(X, splitter, max_bins, seed=0, sample_weight=None, n_threads=1)
         rows = X if sample_weight is None else X[np.asarray(sample_weight) > 0]
         edges, n_bins, bin_bounds = compute_bin_edges(rows if rows.shape[0] else X, max_bins, seed=seed,
                                                       n_threads=n_threads, bounds=True)
-        Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         Xf = np.empty((0, 0), dtype=np.float32)
+        # an index of at most an eighth of the codes: half the bytes of the code matrix at most
+        max_entries = n_features * n_samples // 8
+        index = sparse_code_index(X, edges, n_bins, max_entries) if sp.issparse(X) else None
+        if index is not None:  # the codes kept in the index alone: no code matrix
+            dominant, row_ptr, row_feat, columns = index
+            return TrainingData(code, n_features, np.zeros((n_features, 0), np.uint8), Xf, edges, n_bins, dominant,
+                                row_ptr, row_feat, bin_bounds, columns)
+        Xb = bin_data(X, edges, n_bins, n_threads=n_threads)
         csc = X if sp.issparse(X) else None
         dominant = dominant_codes(Xb, n_bins, edges, csc)
-        # an index of at most an eighth of the codes: half the bytes of Xb at most
-        row_ptr, row_feat = other_code_rows(Xb, dominant, Xb.size // 8, csc)
+        row_ptr, row_feat = other_code_rows(Xb, dominant, max_entries, csc)
     else:
         edges = np.empty((n_features, 0), dtype=np.float64)
         n_bins = np.zeros(n_features, dtype=np.int32)
@@ -374,9 +415,16 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     # what a classification hist grower reads to search sparse columns (see grower_for's ``columns``)
     columns = has_index and data.splitter == HIST and crit < SQUARED_ERROR and node_model is None
 
+    # codes kept in the column index alone are read from it by the classification hist grower when every
+    # weight is an integer (its column searches are exact then); every other grower reads the code matrix
+    indexed = columns and data.indexed_only and integral_weights(weights)
+    Xb = data.Xb if indexed else data.codes()
+    if indexed:
+        hist_threads = 1  # the threaded histogram builder reads the code matrix
+
     def run(handle):
         return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR, has_index)(
-            data.Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), target.yk, target.yr, weights, idx, n_values,
+            Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), target.yk, target.yr, weights, idx, n_values,
             crit, data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,
             max_leaf_nodes, make_state(seed), pool_slots, handle, sdt, n_evals,
@@ -444,7 +492,7 @@ def _grow_multi(data, target, weights, params, seed):
     pool_slots = int(min(MAX_POOL_SLOTS, max(2, _POOL_BYTES // max(slot_bytes, 1)))) if data.splitter == HIST else 0
     n_evals = np.zeros(1, np.int64)
     table, values = grow_multi(
-        data.Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
+        data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
         weights, idx, K,
         crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),
         int(params.min_samples_split), int(params.min_samples_leaf),

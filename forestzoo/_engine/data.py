@@ -31,7 +31,9 @@ Layouts:
 A new layout is one overload of each function for its type, plus its
 preparation where the training data is prepared; neither the grower nor the
 split kernels change.  The hist kernel reads binned codes instead
-(:mod:`.binning`), a dense uint8 array whatever the input's layout.
+(:mod:`.binning`): a dense uint8 array, or, for a sparse matrix, an index of
+the codes that differ from their feature's dominant code
+(:func:`.binning.sparse_code_index`).
 
 The overloads are inlined (``inline="always"``) into the grower and the
 kernels, which the library compiles with :func:`forestzoo._jit.njit`: for the

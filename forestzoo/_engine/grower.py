@@ -46,7 +46,8 @@ from .splitters._common import (
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     ENTRY_NODE, SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries,
-    column_setup, gather_drawn_entries, gather_node_entries, integral_weights, split_column_cls, split_histogram_cls,
+    column_setup, gather_drawn_entries, gather_node_entries, indexed_histogram_cls, integral_weights, node_codes,
+    split_column_cls, split_histogram_cls,
     split_histogram_reg, split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
@@ -202,6 +203,19 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
 
 
 @njit(inline="always")
+def _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, skip_bin, tot, cols, virt, colbufs):
+    """Feature ``f``'s classification histogram of the node ``idx[start:end]`` into ``h``: from its row of
+    ``Xb`` (:func:`.splitters.hist.build_node_histogram_cls`, the dominant bin from ``tot`` when
+    ``skip_bin``), or, with ``cols`` and ``virt`` (see :func:`find_split`), from the column index."""
+    if cols:
+        if virt:
+            indexed_histogram_cls(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end, w, yk, wy,
+                                  n_bins[f], h, dominant[f], tot, colbufs[14], colbufs[15], colbufs[16])
+            return
+    build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h, dominant[f] if skip_bin else -1, tot)
+
+
+@njit(inline="always")
 def find_split(
     Xb, Xf, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter, only, max_features,
     min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec, n_evals, mono, reg, cols,
@@ -247,10 +261,15 @@ def find_split(
     # should every one be constant, the other features' entries are collected as a small node's are.
     n_drawn = 0
     drawn_marks = False  # marks of the drawn features still to be cleared
+    # the codes kept in the column index alone (Xb has no columns): read through node_codes and
+    # indexed_histogram_cls (every weight is an integer then: the grower's condition)
+    virt = False
+    if cols:
+        virt = colbufs[14].shape[0] > 0
     if cols:  # (a test of its own: the grower's constant, pruned before the rest is typed)
         if only == HIST and slot < 0 and n < ENTRY_NODE and marks.shape[0] > 0 and tot[1] < 2.0 ** 26:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code, hits = colbufs
+                sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
             if col_ptr.shape[0] > 0:
                 use_marks = True
                 gathered = True
@@ -263,7 +282,7 @@ def find_split(
     if use_marks and not gathered:
         if cols:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code, hits = colbufs
+                sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
             gathered = col_ptr.shape[0] > 0
             if gathered:
                 use_entries = tot[1] < 2.0 ** 26
@@ -280,7 +299,7 @@ def find_split(
             if cols:
                 if drawn_marks:  # every drawn feature was constant (or infeasible): collect every entry
                     col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                        sort_pos, groups, group_code, hits = colbufs
+                        sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
                     for jj in range(n_drawn):
                         marks[feats[jj]] = 0
                     drawn_marks = False
@@ -295,8 +314,8 @@ def find_split(
                     if reg:
                         build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
                     else:
-                        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
-                                                 dominant[f] if skip_bin else -1, tot)
+                        _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, skip_bin, tot,
+                                            cols, virt, colbufs)
                     n_evals[0] += n
                 if reg:
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
@@ -308,7 +327,7 @@ def find_split(
                 ok = False  # every row of the node holds the dominant code: constant here
             elif cols and use_entries and dominant[f] >= 0:
                 col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                    sort_pos, groups, group_code, hits = colbufs
+                    sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
                 ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
                                             yk, edges, tot, min_samples_leaf, min_weight_leaf, criterion, sort_code,
                                             sort_pos, counts, groups, group_code, cum, tmp, miss, rec, cst, lo, hi)
@@ -319,7 +338,14 @@ def find_split(
                     # keeps the classification search below out of a regression grower
                     ok = False
                 else:
-                    ok = split_small_cls(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
+                    codes = Xb[f]
+                    if cols:
+                        if virt:
+                            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
+                                sort_code, sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
+                            codes = node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, dominant[f],
+                                               dense_row, Xd, row_codes)
+                    ok = split_small_cls(f, codes, idx, start, end, w, yk, yr, edges, tot, min_samples_leaf,
                                          min_weight_leaf, criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo,
                                          hi)
                     n_evals[0] += n
@@ -334,7 +360,7 @@ def find_split(
                     by_column = False
                     if cols:
                         col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
-                            sort_code, sort_pos, groups, group_code, hits = colbufs
+                            sort_code, sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
                         # a few stored codes: search from those
                         by_column = col_ptr.shape[0] > 0 and dominant[f] >= 0 and 4 * (col_ptr[f + 1] - col_ptr[f]) < n
                         if by_column:
@@ -344,8 +370,8 @@ def find_split(
                                                   miss, rec, cst, lo, hi)
                             n_evals[0] += col_ptr[f + 1] - col_ptr[f]
                     if not by_column:
-                        build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h,
-                                                 dominant[f] if skip_bin else -1, tot)
+                        _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, skip_bin, tot,
+                                            cols, virt, colbufs)
                         n_evals[0] += n
                         ok = split_histogram_cls(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf,
                                                  criterion, cum, tmp, rec, cst, lo, hi)
@@ -381,7 +407,7 @@ def find_split(
     if use_marks:
         if cols:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code, hits = colbufs
+                sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
             if gathered:
                 clear_node_entries(marks, touched, n_touched)
         if not gathered:
@@ -389,13 +415,15 @@ def find_split(
 
 
 @njit(inline="always")
-def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
+def _partition(codes, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, bin_, threshold, missing_left, buf, wbuf, ykbuf,
                yrbuf, wybuf, go_left, criterion, tot_left, tot_right, reg):
     """Stable in-place partition of ``idx[start:end]`` and of the node-ordered
     ``w``, ``yk``, ``yr``, ``wy`` that travel with it; returns the left size.
 
     ``feature < 0`` marks a node model's split: row ``p`` goes left when
-    ``go_left[p]`` (filled by the model, indexed by node position).
+    ``go_left[p]`` (filled by the model, indexed by node position).  The hist
+    kernel reads the split feature's codes ``codes[idx[p]]`` (its row of
+    ``Xb``, or :func:`.splitters.hist.node_codes`); the others read ``Xf``.
 
     Branch-free: every row is written to both its left slot (in place, at or
     before the row being read) and its right slot (in ``buf``), and only the
@@ -424,7 +452,7 @@ def _partition(Xb, Xf, splitter, only, idx, w, yk, yr, wy, start, end, feature, 
         if feature < 0:
             left = go_left[p] != 0
         elif only == HIST:
-            c = Xb[feature, i]
+            c = codes[i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
             least_right = min(least_right, c if c > bin_ else MISSING_BIN)  # branch-free, as the rest
         else:
@@ -605,7 +633,10 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
 
         Parameters
         ----------
-        Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused.
+        Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused; ``(n_features, 0)`` when
+            the codes are kept in ``columns`` alone (:func:`.binning.sparse_code_index`: a classification
+            grower with ``COLS = 1`` and integer weights reads them there, through
+            :func:`.splitters.hist.node_codes` and :func:`.splitters.hist.indexed_histogram_cls`).
         Xf : the raw values in a layout of :mod:`.data` (exact, random, stochastic), else an empty
             float32 ``(0, 0)`` array.
         n_bins, edges : from :mod:`.binning`.
@@ -676,7 +707,9 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
             rows list; an unmarked feature with a dominant code is constant in
             the node and is skipped without reading its codes.
         columns : the column index of :func:`.splitters.hist.column_index`
-            (built once per training set and shared by its trees), or four
+            and the code rows kept apart (``dense_row``, ``Xd``, empty unless
+            ``Xb`` has no columns; see :func:`.binning.sparse_code_index`),
+            built once per training set and shared by its trees, or six
             empty arrays: a classification grower with ``COLS = 1`` reads it.
         """
         if AE == 1:
@@ -718,6 +751,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                 unit_w = False
                 break
         buf = np.empty(n_rows, idx.dtype)
+        no_codes = np.empty(0, np.uint8)  # what _partition reads for a split of the other kernels
         tot = np.empty(n_stats)
         miss = np.empty(n_stats)
         cum = np.empty(n_stats)
@@ -855,12 +889,16 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         if COLS == 1:
             use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
             use_cols = use_cols and columns[0].shape[0] > 0
-            colbufs_own = column_setup(use_cols, columns, row_ptr, idx, n_stats)
+            indexed = Xb.shape[1] == 0
+            if indexed and not use_cols:
+                raise ValueError("codes kept in the column index alone need integer weights and no node model")
+            colbufs_own = column_setup(use_cols, columns, row_ptr, idx, n_stats, indexed)
             row_pos = borrow(colbufs_own[3])
             colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), row_pos,
                        borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
                        borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]),
-                       borrow(colbufs_own[11]), borrow(colbufs_own[12]), borrow(colbufs_own[13]))
+                       borrow(colbufs_own[11]), borrow(colbufs_own[12]), borrow(colbufs_own[13]),
+                       borrow(colbufs_own[14]), borrow(colbufs_own[15]), borrow(colbufs_own[16]))
         else:
             use_cols = False
             colbufs_own = ()
@@ -1083,8 +1121,15 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
 
             feature = int(rec[REC_FEATURE])
             ml = rec[REC_MISSING_LEFT] > 0.5
+            codes = no_codes
+            if ONLY == HIST and feature >= 0:
+                codes = Xb[feature]
+                if COLS == 1:
+                    if use_cols and colbufs[14].shape[0] > 0:  # codes kept in the column index alone
+                        codes = node_codes(feature, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, start, end,
+                                           dominant[feature], colbufs[14], colbufs[15], colbufs[16])
             n_left, least_right = _partition(
-                Xb, Xc, splitter, ONLY, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
+                codes, Xc, splitter, ONLY, idx, w, yk, yr, wy, start, end, feature, int(rec[REC_BIN]), rec[REC_THRESHOLD], ml,
                 buf, wbuf, ykbuf, yrbuf, wybuf, go_left, criterion, pend_tot[0], pend_tot[1], REG,
             )
             threshold = rec[REC_THRESHOLD]
@@ -1146,6 +1191,11 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                         for f in range(n_features):
                             if REG:
                                 build_histogram_reg(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
+                            elif COLS == 1 and use_cols and colbufs[14].shape[0] > 0:  # codes in the column index
+                                indexed_histogram_cls(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, s_start, s_end,
+                                                      w, yk, wy, n_bins[f], target[f], dominant[f],
+                                                      pend_tot[0] if small_left else pend_tot[1], colbufs[14],
+                                                      colbufs[15], colbufs[16])
                             else:
                                 build_histogram_cls(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
                     n_evals[0] += n_small * n_features

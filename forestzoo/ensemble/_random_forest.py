@@ -126,8 +126,14 @@ _SPARSE_DOC = """
     tree for tree, and predictions equal those on the dense matrix.  ``X`` is
     never made dense: the exact, random and stochastic splitters read its CSC
     form, ``splitter="hist"`` bins it column by column into the uint8 codes
-    a dense ``X`` gets (``n_features x n_samples`` bytes, as for dense
-    input), and prediction densifies a few MB of rows at a time.  hist stays
+    a dense ``X`` gets and, when at most an eighth of them differ from their
+    feature's most common code (the code of 0, for a sparse column), keeps
+    only those in an index by column and by row (about 10 bytes per stored
+    value instead of ``n_features x n_samples`` bytes); the classification
+    criteria search and partition the nodes from that index, while the
+    regression criteria, multi-output ``y`` and non-integer sample or class
+    weights rebuild the code matrix from it.  Prediction densifies a few MB
+    of rows at a time.  hist stays
     the default on sparse input: its growth reads the codes, not the sparse
     matrix, and it was much faster than the exact search on the CSC form
     (each node looks a value up by binary search in its column) on a

@@ -299,7 +299,9 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
     dense matrix.  ``fit`` never makes ``X`` dense: the exact, random and
     stochastic splitters read its CSC form (a value is found by binary search
     in its column), and ``splitter="hist"`` bins it column by column into the
-    same uint8 codes (``n_features x n_samples`` bytes) as a dense ``X``.
+    same uint8 codes as a dense ``X``, kept in an index of the codes that
+    differ from their feature's most common one where that index is small
+    (see the forests' docstrings).
     Prediction densifies a few MB of rows at a time.
 
     ``tree_.n_split_evaluations`` counts the (row, feature) pairs the split

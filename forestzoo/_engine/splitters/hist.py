@@ -202,25 +202,30 @@ def column_index(row_ptr, row_feat, Xb):
 
 
 @njit
-def column_setup(use, columns, row_ptr, idx, n_stats):
+def column_setup(use, columns, row_ptr, idx, n_stats, indexed):
     """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
 
-    ``columns`` is the data's :func:`column_index`.  Returns ``(col_ptr,
-    col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos,
-    ent_code, sort_code, sort_pos, groups, group_code, hits)``: the column
-    index; each row's position in ``idx`` (-1 if absent); and the buffers of
-    :func:`gather_node_entries`, :func:`gather_drawn_entries`,
-    :func:`split_sparse_small_cls` and :func:`split_column_cls`, sized for
-    a node below ``ENTRY_NODE`` rows and for the longest column.  One
-    compiled call, so that the grower, whose compilation grows faster than
-    its code, carries none of these allocations.
+    ``columns`` is the data's column index and code rows
+    (:meth:`.builder.TrainingData.columns`).  Returns ``(col_ptr, col_rows,
+    col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code,
+    sort_code, sort_pos, groups, group_code, hits, dense_row, Xd,
+    row_codes)``: the column index; each row's position in ``idx`` (-1 if
+    absent); the buffers of :func:`gather_node_entries`,
+    :func:`gather_drawn_entries`, :func:`split_sparse_small_cls` and
+    :func:`split_column_cls`, sized for a node below ``ENTRY_NODE`` rows and
+    for the longest column; and, when ``indexed`` (the codes are kept in the
+    column index alone), the code rows kept apart and a row's worth of codes
+    for :func:`node_codes` (else empty arrays).  One compiled call, so that
+    the grower, whose compilation grows faster than its code, carries none of
+    these allocations.
     """
-    col_ptr, col_rows, col_codes, row_code = columns
+    col_ptr, col_rows, col_codes, row_code, dense_row, Xd = columns
     if not use:
         return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8), np.zeros(0, np.int64),
                 np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(0, np.int64), np.zeros(0, np.int64),
                 np.zeros(0, np.uint8), np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros((0, n_stats)),
-                np.zeros(0, np.int64), np.zeros(0, np.int64))
+                np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros((0, 0), np.uint8),
+                np.zeros(0, np.uint8))
     n_features = col_ptr.shape[0] - 1
     n_samples = row_ptr.shape[0] - 1
     row_pos = np.empty(n_samples, np.int64)
@@ -238,10 +243,88 @@ def column_setup(use, columns, row_ptr, idx, n_stats):
         most += lengths[p]
     for f in range(n_features):
         most = max(most, col_ptr[f + 1] - col_ptr[f])
+    if not indexed:
+        dense_row = np.zeros(0, np.int32)
+        Xd = np.zeros((0, 0), np.uint8)
     return (col_ptr, col_rows, col_codes, row_pos, row_code, np.empty(n_features, np.int32),
             np.empty(n_features, np.int64), np.empty(most, np.int64), np.empty(most, np.uint8),
             np.empty(most, np.uint8), np.empty(most, np.int64), np.empty((MISSING_BIN + 1, n_stats)),
-            np.empty(MISSING_BIN + 1, np.int64), np.empty(most, np.int64))
+            np.empty(MISSING_BIN + 1, np.int64), np.empty(most, np.int64), dense_row, Xd,
+            np.empty(n_samples if indexed else 0, np.uint8))
+
+
+@njit
+def node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, dom, dense_row, Xd, row_codes):
+    """Feature ``f``'s codes of the node ``idx[start:end]``, for codes kept in the column index alone.
+
+    Returns an array ``codes`` with ``codes[idx[p]]`` the code of row
+    ``idx[p]`` for ``p`` in ``start .. end - 1``, as ``Xb[f]`` would give
+    them: the feature's code row ``Xd[dense_row[f]]`` when it has no dominant
+    code, else ``row_codes`` filled for the node's rows: ``dom`` where the
+    column index lists no code, by one pass over the feature's listed rows
+    (their positions ``row_pos`` tell the node's), or, when the feature
+    lists more than 4 rows per row of the node, by a binary search of each
+    row among them.
+    """
+    k = dense_row[f]
+    if k >= 0:
+        return Xd[k]
+    lo = col_ptr[f]
+    hi = col_ptr[f + 1]
+    fill = np.uint8(dom)
+    if hi - lo <= 4 * (end - start):
+        for p in range(start, end):
+            row_codes[idx[p]] = fill
+        for q in range(lo, hi):
+            r = col_rows[q]
+            p = row_pos[r]
+            if p >= start and p < end:
+                row_codes[r] = col_codes[q]
+        return row_codes
+    for p in range(start, end):
+        r = idx[p]
+        a = lo
+        b = hi
+        while a < b:
+            mid = (a + b) >> 1
+            if col_rows[mid] < r:
+                a = mid + 1
+            else:
+                b = mid
+        row_codes[r] = col_codes[a] if a < hi and col_rows[a] == r else fill
+    return row_codes
+
+
+@njit
+def indexed_histogram_cls(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, w, yk, wy, n_bins, hist, dom,
+                          total, dense_row, Xd, row_codes):
+    """:func:`build_histogram_cls` of feature ``f`` over the node ``idx[start:end]`` with statistics
+    ``total``, for codes kept in the column index alone and integer weights.
+
+    A feature with a dominant code ``dom`` whose column index lists at most
+    4 rows per row of the node adds those of its listed rows that lie in the
+    node (``row_pos``) and derives bin ``dom`` from ``total``, as
+    :func:`build_node_histogram_cls` with ``skip = dom``; another is built
+    from :func:`node_codes`.  Every sum is exact (integer weights), so the
+    histogram is the plain build's.
+    """
+    lo = col_ptr[f]
+    hi = col_ptr[f + 1]
+    if dense_row[f] >= 0 or hi - lo > 4 * (end - start):
+        codes = node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, dom, dense_row, Xd, row_codes)
+        build_node_histogram_cls(codes, idx, start, end, w, yk, wy, n_bins, hist, dom, total)
+        return
+    hist[:n_bins, :] = 0.0
+    hist[MISSING_BIN, :] = 0.0
+    for q in range(lo, hi):
+        p = row_pos[col_rows[q]]
+        if p >= start and p < end:
+            b = col_codes[q]
+            wi = w[p]
+            hist[b, 0] += 1.0
+            hist[b, 1] += wi
+            hist[b, 2 + yk[p]] += wi
+    _fill_skipped_bin(hist, n_bins, dom, total)
 
 
 @njit
