@@ -1,5 +1,6 @@
 """forestzoo.dask: data-local forests on a LocalCluster on loopback (tiny data, few trees)."""
 
+import gc
 import io
 import logging
 import os
@@ -193,6 +194,27 @@ def _scheduler_transitions(client):
     return client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.transition_counter)
 
 
+def _settled_transitions(client, settle=1.0, timeout=30.0):
+    """The scheduler's transition count once it has stayed the same for ``settle`` seconds.
+
+    The futures of the tests before are released as they are garbage collected, and the scheduler's
+    transitions that release them may arrive late on a loaded machine: a test that asserts that a
+    refused fit schedules nothing compares the counts after such a quiet spell.
+    """
+    gc.collect()
+    before = _scheduler_transitions(client)
+    quiet_since = time.monotonic()
+    deadline = quiet_since + timeout
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        now = _scheduler_transitions(client)
+        if now != before:
+            before, quiet_since = now, time.monotonic()
+        elif time.monotonic() - quiet_since >= settle:
+            break
+    return before
+
+
 @pytest.mark.parametrize("params, X, y, error, match", [
     (dict(oob_score=True), None, None, ValueError, "oob_score"),
     (dict(warm_start=True), None, None, ValueError, "warm_start"),
@@ -207,7 +229,7 @@ def _scheduler_transitions(client):
 def test_bad_input_raises_before_scheduling(client, params, X, y, error, match):
     X = da.zeros((10, 3), chunks=5) if X is None else X
     y = da.zeros(10, chunks=5) if y is None else y
-    before = _scheduler_transitions(client)
+    before = _settled_transitions(client)
     with pytest.raises(error, match=match):
         DaskRandomForestClassifier(**params, client=client).fit(X, y)
     assert _scheduler_transitions(client) == before
@@ -389,14 +411,7 @@ def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_s
 ])
 def test_global_bagging_refuses_what_it_does_not_grow_before_scheduling(client, dask_cls, params, match):
     X, y = da.zeros((10, 3), chunks=5), da.zeros(10, chunks=5)
-    before = _scheduler_transitions(client)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:  # the previous test's futures may still be being released
-        time.sleep(0.2)
-        now = _scheduler_transitions(client)
-        if now == before:
-            break
-        before = now
+    before = _settled_transitions(client)
     with pytest.raises(ValueError, match=match):
         dask_cls(**params, bagging="global", client=client).fit(X, y)
     with pytest.raises(ValueError, match="bagging"):
