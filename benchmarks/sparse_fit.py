@@ -1,11 +1,13 @@
-"""Fit time, accuracy and memory on a sparse matrix: forestzoo's forests against scikit-learn's RandomForestClassifier.
+"""Fit time, accuracy and memory on a sparse matrix: forestzoo's forests against scikit-learn's RandomForest*.
 
     PYTHONPATH=. python benchmarks/sparse_fit.py [--n-samples 20000] [--n-features 2000] [--density 0.01]
-        [--n-estimators 100] [--models sklearn,hist,exact,extra] [--repeat 1]
+        [--n-estimators 100] [--models sklearn,hist,exact,extra] [--repeat 1] [--task classification]
 
 A random CSR matrix (float32; the stored cells drawn uniformly, their values
-uniform on (0, 1]) and a label from the sign of a sparse linear score; 80 % of
-the rows train, 20 % test.  Every forest has ``--n-estimators`` trees,
+uniform on (0, 1]) and a label from the sign of a sparse linear score
+(``--task regression``: the score plus Gaussian noise of standard deviation
+0.1 as the target, scored by R^2 instead of accuracy, with the regressors);
+80 % of the rows train, 20 % test.  Every forest has ``--n-estimators`` trees,
 ``max_features="sqrt"``, ``n_jobs=-1``, ``random_state=0``.  Each model runs
 in its own process, which makes the same matrix, so that its peak resident
 memory is its own: the script prints the fit time (best of ``--repeat``), the
@@ -32,16 +34,17 @@ import numpy as np
 import scipy.sparse as sp
 
 MODELS = {
-    "sklearn": "scikit-learn RandomForestClassifier",
-    "hist": "forestzoo RandomForestClassifier splitter=hist",
-    "exact": "forestzoo RandomForestClassifier splitter=exact",
-    "extra": "forestzoo ExtraTreesClassifier splitter=random",
+    "sklearn": "scikit-learn RandomForest{}",
+    "hist": "forestzoo RandomForest{} splitter=hist",
+    "exact": "forestzoo RandomForest{} splitter=exact",
+    "extra": "forestzoo ExtraTrees{} splitter=random",
 }
 
 
-def make_sparse(n_samples, n_features, density, seed=0):
+def make_sparse(n_samples, n_features, density, seed=0, task="classification"):
     """CSR float32 matrix with ``round(density * n_samples * n_features)`` cells drawn uniformly
-    (with replacement; a cell drawn twice is stored once) and a label from a sparse linear score."""
+    (with replacement; a cell drawn twice is stored once) and a label from a sparse linear score
+    (for ``task="regression"``, the score plus Gaussian noise)."""
     rng = np.random.default_rng(seed)
     n_cells = n_samples * n_features
     cells = np.unique(rng.integers(0, n_cells, size=int(round(density * n_cells)), dtype=np.int64))
@@ -51,19 +54,29 @@ def make_sparse(n_samples, n_features, density, seed=0):
     values = (1.0 - rng.random(cells.size)).astype(np.float32)
     X = sp.csr_matrix((values, cols.astype(np.int32), indptr), shape=(n_samples, n_features))
     w = rng.normal(size=n_features) * (rng.random(n_features) < 0.1)
-    y = (X @ w > 0).astype(int)
-    return X, y
+    score = X @ w
+    if task == "regression":
+        return X, score + 0.1 * rng.normal(size=n_samples)
+    return X, (score > 0).astype(int)
 
 
-def make_model(key, n_estimators):
+def make_model(key, n_estimators, task="classification"):
     kw = dict(n_estimators=n_estimators, max_features="sqrt", n_jobs=-1, random_state=0)
+    kind = "Regressor" if task == "regression" else "Classifier"
     if key == "sklearn":
-        from sklearn.ensemble import RandomForestClassifier
-        return RandomForestClassifier(**kw)
-    from forestzoo import ExtraTreesClassifier, RandomForestClassifier
+        import sklearn.ensemble
+        return getattr(sklearn.ensemble, "RandomForest" + kind)(**kw)
+    import forestzoo
     if key == "extra":
-        return ExtraTreesClassifier(**kw)
-    return RandomForestClassifier(splitter=key, **kw)
+        return getattr(forestzoo, "ExtraTrees" + kind)(**kw)
+    return getattr(forestzoo, "RandomForest" + kind)(splitter=key, **kw)
+
+
+def _score(model, X, y, task):
+    p = model.predict(X)
+    if task == "regression":
+        return float(1.0 - ((p - y) ** 2).sum() / ((y - y.mean()) ** 2).sum())
+    return float((p == y).mean())
 
 
 def _peak_rss_mb():
@@ -77,18 +90,18 @@ def _rss_mb():
 
 def run_one(args):
     """Time one model in this process; print one JSON line."""
-    X, y = make_sparse(args.n_samples, args.n_features, args.density)
+    X, y = make_sparse(args.n_samples, args.n_features, args.density, task=args.task)
     n_train = int(0.8 * X.shape[0])
     X_train, X_test, y_train, y_test = X[:n_train], X[n_train:], y[:n_train], y[n_train:]
-    make_model(args.child, 2).fit(X_train[:500], y_train[:500]).predict(X_test[:10])  # imports, compile
+    make_model(args.child, 2, args.task).fit(X_train[:500], y_train[:500]).predict(X_test[:10])  # imports, compile
     base_mb = _rss_mb()
     best = np.inf
     for _ in range(args.repeat):
         t = time.perf_counter()
-        model = make_model(args.child, args.n_estimators).fit(X_train, y_train)
+        model = make_model(args.child, args.n_estimators, args.task).fit(X_train, y_train)
         best = min(best, time.perf_counter() - t)
     t = time.perf_counter()
-    acc = float((model.predict(X_test) == y_test).mean())
+    acc = _score(model, X_test, y_test, args.task)
     pred = time.perf_counter() - t
     print(json.dumps(dict(fit=best, predict=pred, acc=acc, peak_mb=_peak_rss_mb(), base_mb=base_mb,
                           nnz=int(X.nnz))))
@@ -103,6 +116,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--models", default="sklearn,hist,exact,extra",
                     help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--task", choices=["classification", "regression"], default="classification")
     ap.add_argument("--child", choices=list(MODELS), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -111,24 +125,26 @@ def main():
     unknown = sorted(set(chosen) - set(MODELS))
     if unknown:
         ap.error(f"unknown --models {unknown}; choose from {', '.join(MODELS)}")
+    kind = "Regressor" if args.task == "regression" else "Classifier"
     print(f"X: {args.n_samples} x {args.n_features} CSR float32, density {args.density}; "
-          f"{args.n_estimators} trees; 80 % train, 20 % test")
-    print("| model | fit s | predict s | test accuracy | peak RSS MB (before the fit) |")
+          f"{args.n_estimators} trees; 80 % train, 20 % test; {args.task}")
+    metric = "test R^2" if args.task == "regression" else "test accuracy"
+    print(f"| model | fit s | predict s | {metric} | peak RSS MB (before the fit) |")
     print("|---|---:|---:|---:|---:|")
     fits = {}
     for key in chosen:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", key, "--n-samples", str(args.n_samples),
                "--n-features", str(args.n_features), "--density", str(args.density),
-               "--n-estimators", str(args.n_estimators), "--repeat", str(args.repeat)]
+               "--n-estimators", str(args.n_estimators), "--repeat", str(args.repeat), "--task", args.task]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
         r = json.loads(out)
         fits[key] = r["fit"]
-        print(f"| {MODELS[key]} | {r['fit']:.2f} | {r['predict']:.2f} | {r['acc']:.4f} | "
+        print(f"| {MODELS[key].format(kind)} | {r['fit']:.2f} | {r['predict']:.2f} | {r['acc']:.4f} | "
               f"{r['peak_mb']:.0f} ({r['base_mb']:.0f}) |", flush=True)
     if "sklearn" in fits:
         for key, s in fits.items():
             if key != "sklearn":
-                print(f"scikit-learn / {MODELS[key]} fit time: {fits['sklearn'] / s:.2f}x")
+                print(f"scikit-learn / {MODELS[key].format(kind)} fit time: {fits['sklearn'] / s:.2f}x")
 
 
 if __name__ == "__main__":

@@ -310,7 +310,9 @@ def test_sparse_hist_codes_kept_in_the_column_index_equal_the_code_matrix():
 def test_node_codes_and_indexed_histograms_equal_the_code_matrix_reads():
     from forestzoo._engine.binning import MISSING_BIN
     from forestzoo._engine.builder import prepare_data
-    from forestzoo._engine.splitters.hist import build_histogram_cls, indexed_histogram_cls, node_codes
+    from forestzoo._engine.splitters.hist import (
+        build_histogram_cls, entry_codes, gather_node_entries, indexed_histogram_cls, node_codes,
+    )
 
     Xs, X, _ = _indexed_data(1)
     kept, Xb = prepare_data(Xs, "hist", 255), prepare_data(X, "hist", 255).Xb
@@ -330,10 +332,21 @@ def test_node_codes_and_indexed_histograms_equal_the_code_matrix_reads():
             total[0] += 1.0
             total[1] += w[p]
             total[2 + yk[p]] += w[p]
+        counts = np.zeros(X.shape[1], np.int32)
+        ent_off = np.zeros(X.shape[1], np.int64)
+        n_entries = int(np.diff(kept.row_ptr)[idx[start:end]].sum())
+        ent_pos, ent_code = np.zeros(n_entries, np.int64), np.zeros(n_entries, np.uint8)
+        gather_node_entries(idx, start, end, kept.row_ptr, kept.row_feat, kept.columns()[3], counts,
+                            np.zeros(X.shape[1], np.int32), ent_off, ent_pos, ent_code, True)
         for f in range(X.shape[1]):
             row_codes = np.zeros(X.shape[0], np.uint8)
             codes = node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, kept.dominant[f], dense_row,
                                Xd, row_codes)
+            assert_array_equal(codes[idx[start:end]], Xb[f, idx[start:end]])
+            # the same codes from the node's entries of the row index (the regression grower's small nodes)
+            lo_e = ent_off[f] - counts[f]
+            codes = entry_codes(f, idx, start, end, kept.dominant[f], ent_pos, ent_code, lo_e, ent_off[f], dense_row,
+                                Xd, np.zeros(X.shape[0], np.uint8))
             assert_array_equal(codes[idx[start:end]], Xb[f, idx[start:end]])
             want = np.full((MISSING_BIN + 1, 2 + n_classes), -1.0)
             got = want.copy()
@@ -352,16 +365,47 @@ def test_node_codes_and_indexed_histograms_equal_the_code_matrix_reads():
     lambda: ExtraTreesClassifier(n_estimators=3, splitter="hist", random_state=0),
     lambda: RandomForestClassifier(n_estimators=3, class_weight="balanced", random_state=0),
     lambda: RandomForestRegressor(n_estimators=3, random_state=0),
+    lambda: RandomForestRegressor(n_estimators=2, max_features=None, max_leaf_nodes=60, random_state=1),
+    lambda: RandomForestRegressor(n_estimators=2, criterion="poisson", random_state=0),
+    lambda: DecisionTreeRegressor(splitter="hist", min_samples_leaf=3, random_state=0),
+    lambda: ExtraTreesRegressor(n_estimators=2, splitter="hist", random_state=0),
 ])
-def test_fit_on_sparse_codes_kept_in_the_column_index_grows_the_dense_model(make):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_fit_on_sparse_codes_kept_in_the_column_index_grows_the_dense_model(make, weighted, monkeypatch):
+    monkeypatch.setattr("forestzoo._engine.builder.REGRESSION_INDEX_MIN_CELLS", 0)  # the index for these sizes
     Xs, X, y = _indexed_data(2)
     dense = make()
     if not hasattr(dense, "predict_proba"):
-        y = y + X[:, 4].astype(np.float64)
-    dense.fit(X, y)
-    sparse = make().fit(Xs, y)
+        y = y + np.abs(np.nan_to_num(X[:, 0] * X[:, 5], nan=0.0)).astype(np.float64) + 1.0
+    # fractional weights: the classification grower then reads the code matrix rebuilt from the index,
+    # the regression grower still reads the index
+    sw = np.random.RandomState(3).uniform(0.2, 2.0, X.shape[0]) if weighted else None
+    dense.fit(X, y, sample_weight=sw)
+    sparse = make().fit(Xs, y, sample_weight=sw)
     _assert_same_model(dense, sparse)
     assert_array_equal(dense.predict(X), sparse.predict(Xs))
     if hasattr(dense, "predict_proba"):  # multi-output y reads the code matrix rebuilt from the index
         Y = np.c_[y, (X[:, 0] > 0.5).astype(int)]
         _assert_same_model(make().fit(X, Y), make().fit(Xs, Y))
+
+
+def test_regression_on_codes_kept_in_the_column_index_builds_no_code_matrix(monkeypatch):
+    from forestzoo._engine.builder import TrainingData
+
+    Xs, X, y = _indexed_data(4)
+    y = y + X[:, 0].astype(np.float64)
+
+    def no_matrix(self):
+        raise AssertionError("the code matrix was rebuilt")
+
+    monkeypatch.setattr(TrainingData, "codes", no_matrix)
+    RandomForestClassifier(n_estimators=2, random_state=0).fit(Xs, (y > 1).astype(np.int64))
+    # a regression grower reads the code matrix while it is small, the index once it is large
+    regressor = RandomForestRegressor(n_estimators=2, random_state=0)
+    with pytest.raises(AssertionError, match="rebuilt"):
+        regressor.fit(Xs, y)
+    monkeypatch.setattr("forestzoo._engine.builder.REGRESSION_INDEX_MIN_CELLS", Xs.shape[0] * Xs.shape[1])
+    regressor.fit(Xs, y, sample_weight=np.linspace(0.5, 1.5, len(y)))
+    # the absolute-error grower reads the code matrix, rebuilt from the index
+    with pytest.raises(AssertionError, match="rebuilt"):
+        RandomForestRegressor(n_estimators=1, criterion="absolute_error", max_depth=2, random_state=0).fit(Xs, y)

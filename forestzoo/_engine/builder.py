@@ -47,6 +47,10 @@ _NO_COLUMNS = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint
                np.empty(0, np.int32), np.empty((0, 0), np.uint8))
 _NO_CODE_ROWS = _NO_COLUMNS[4:]
 _COLUMNS_LOCK = threading.Lock()
+#: A regression hist grower reads sparse codes kept in the column index alone (no code matrix) when the
+#: code matrix would hold at least this many cells (bytes); a smaller one is rebuilt and read, which fits
+#: faster while it stays in the CPU's caches (measured in docs/benchmarks/sparse.md, "Regression").
+REGRESSION_INDEX_MIN_CELLS = 2**27
 
 
 def _bounds_of(data):
@@ -99,7 +103,8 @@ class TrainingData:
     def codes(self):
         """The ``(n_features, n_samples)`` code matrix: ``Xb``, or, for codes kept in the column index
         alone, the matrix rebuilt from it on first use (for the growers that read codes row by row:
-        regression, absolute error, multi-output, node models, non-integer weights)."""
+        absolute error, multi-output, node models, classification with non-integer weights, and
+        regression below ``REGRESSION_INDEX_MIN_CELLS`` cells)."""
         if not self.indexed_only:
             return self.Xb
         if self._codes is None:
@@ -412,18 +417,25 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     min_impurity_decrease = float(params.min_impurity_decrease)
 
     has_index = data.row_ptr is not None and data.row_ptr.size > 0
-    # what a classification hist grower reads to search sparse columns (see grower_for's ``columns``)
-    columns = has_index and data.splitter == HIST and crit < SQUARED_ERROR and node_model is None
-
+    regression = crit >= SQUARED_ERROR
     # codes kept in the column index alone are read from it by the classification hist grower when every
-    # weight is an integer (its column searches are exact then); every other grower reads the code matrix
-    indexed = columns and data.indexed_only and integral_weights(weights)
+    # weight is an integer (its column searches are exact then) and by the squared-error and Poisson hist
+    # grower when the code matrix would be large (REGRESSION_INDEX_MIN_CELLS); the absolute-error grower,
+    # node models and the other cases read the code matrix
+    indexed = data.indexed_only and node_model is None and not absolute_error
+    if indexed and regression:
+        indexed = data.n_features * (data.row_ptr.shape[0] - 1) >= REGRESSION_INDEX_MIN_CELLS
+    elif indexed:
+        indexed = integral_weights(weights)
+    # what a hist grower reads of the column index (see grower_for's ``columns``): the classification
+    # grower searches sparse columns from it, the regression one reads codes kept there alone
+    columns = has_index and data.splitter == HIST and node_model is None and (indexed or not regression)
     Xb = data.Xb if indexed else data.codes()
     if indexed:
         hist_threads = 1  # the threaded histogram builder reads the code matrix
 
     def run(handle):
-        return grower_for(data.splitter, absolute_error, crit >= SQUARED_ERROR, has_index)(
+        return grower_for(data.splitter, absolute_error, regression, has_index and (indexed or not regression))(
             Xb, data.Xf, data.n_bins, data.edges, _bounds_of(data), target.yk, target.yr, weights, idx, n_values,
             crit, data.splitter, n_candidates, max_depth, int(params.min_samples_split), int(params.min_samples_leaf),
             float(params.min_weight_fraction_leaf) * weights.sum(), min_impurity_decrease,

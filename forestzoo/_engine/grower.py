@@ -46,7 +46,8 @@ from .splitters._common import (
 from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     ENTRY_NODE, SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries,
-    column_setup, gather_drawn_entries, gather_node_entries, indexed_histogram_cls, integral_weights, node_codes,
+    column_setup, entry_codes, gather_drawn_entries, gather_node_entries, indexed_histogram_cls, integral_weights,
+    node_codes,
     split_column_cls, split_histogram_cls,
     split_histogram_reg, split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
 )
@@ -164,7 +165,7 @@ def _mark_features(idx, start, end, row_ptr, row_feat, marks, value):
 
 @njit(inline="always")
 def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_features, min_samples_leaf,
-                     min_weight_leaf, feats, rng, bufs, rec, n_evals, mono):
+                     min_weight_leaf, feats, rng, bufs, rec, n_evals, mono, cols):
     """:func:`find_split` for a regression criterion and a small node (fewer than ``SMALL_NODE`` rows, no histograms).
 
     The same feature draws, splits and ``n_evals`` counts as :func:`find_split`,
@@ -177,6 +178,12 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
     call per node and feature; one compiled call per node, with the feature
     loop inside, still took 1.46 times as long as the inlined search
     (docs/benchmarks/engine.md, "Regression: small nodes").
+
+    ``cols == 2`` (the grower's constant for codes kept in the column index
+    alone, ``Xb`` without columns): the node's entries of the row index are
+    collected per feature (:func:`.splitters.hist.gather_node_entries`) and a
+    feature's codes are laid out from them (:func:`.splitters.hist.entry_codes`)
+    for the same search.
     """
     keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, colbufs = bufs
     reset_record(rec)
@@ -184,7 +191,13 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
     n = end - start
     # sparse data: the features no row of the node holds a non-dominant code of are constant here
     use_marks = marks.shape[0] > 0
-    if use_marks:
+    n_touched = 0
+    if cols == 2:
+        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+            sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
+        n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off,
+                                        ent_pos, ent_code, np.bool_(True))
+    elif use_marks:
         _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(1))
     n_valid = 0
     for j in range(n_features):
@@ -194,11 +207,21 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
         if use_marks and marks[f] == 0 and dominant[f] >= 0:
             continue
         cst, lo, hi = mono_of(mono, f)
-        if split_small_reg(f, Xb[f], idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf,
+        codes = Xb[f]
+        if cols == 2:
+            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+                sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
+            codes = entry_codes(f, idx, start, end, dominant[f], ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f],
+                                dense_row, Xd, row_codes)
+        if split_small_reg(f, codes, idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf,
                            criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi):
             n_valid += 1
         n_evals[0] += n
-    if use_marks:
+    if cols == 2:
+        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
+            sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
+        clear_node_entries(marks, touched, n_touched)
+    elif use_marks:
         _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(0))
 
 
@@ -213,6 +236,17 @@ def _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, 
                                   n_bins[f], h, dominant[f], tot, colbufs[14], colbufs[15], colbufs[16])
             return
     build_node_histogram_cls(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h, dominant[f] if skip_bin else -1, tot)
+
+
+@njit(inline="always")
+def _reg_codes(Xb, f, idx, start, end, dominant, colbufs, cols):
+    """Feature ``f``'s codes for a regression histogram of the node ``idx[start:end]``: its row of ``Xb``, or,
+    with ``cols == 2`` (codes kept in the column index alone), :func:`.splitters.hist.node_codes`."""
+    codes = Xb[f]
+    if cols == 2:
+        codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end, dominant[f],
+                           colbufs[14], colbufs[15], colbufs[16])
+    return codes
 
 
 @njit(inline="always")
@@ -238,10 +272,13 @@ def find_split(
     constraints and the node's value bounds (:func:`._common.mono_of`).
     ``reg`` is the grower's constant ``REG``: each kernel is called in its
     variant for that task (``*_cls`` or ``*_reg``), the other is pruned.
-    ``cols`` is the grower's constant ``COLS``: whether a large node may
-    search a feature from its column index and a small node from its entries
-    of the row index (pruned when 0); ``bufs[-1]`` then holds the arrays of
-    :func:`.splitters.hist.column_setup`.
+    ``cols`` is a constant of the grower: 1 (a classification grower with
+    ``COLS = 1``) when a large node may search a feature from its column
+    index and a small node from its entries of the row index, 2 (a
+    regression grower with ``COLS = 1``) when the codes are kept in the
+    column index alone and read through :func:`.splitters.hist.node_codes`,
+    0 otherwise (the tests on it are pruned); ``bufs[-1]`` then holds the
+    arrays of :func:`.splitters.hist.column_setup`.
     """
     keys, samples, miss, counts, cum, tmp, _, dominant, skip_bin, marks, row_ptr, row_feat, colbufs = bufs
     reset_record(rec)
@@ -264,9 +301,9 @@ def find_split(
     # the codes kept in the column index alone (Xb has no columns): read through node_codes and
     # indexed_histogram_cls (every weight is an integer then: the grower's condition)
     virt = False
-    if cols:
+    if cols == 1:
         virt = colbufs[14].shape[0] > 0
-    if cols:  # (a test of its own: the grower's constant, pruned before the rest is typed)
+    if cols == 1:  # (a test of its own: the grower's constant, pruned before the rest is typed)
         if only == HIST and slot < 0 and n < ENTRY_NODE and marks.shape[0] > 0 and tot[1] < 2.0 ** 26:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                 sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
@@ -280,7 +317,7 @@ def find_split(
                                      ent_pos, ent_code, sort_pos, hits)
                 drawn_marks = True
     if use_marks and not gathered:
-        if cols:
+        if cols == 1:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                 sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
             gathered = col_ptr.shape[0] > 0
@@ -296,7 +333,7 @@ def find_split(
         if j < n_drawn:
             f = feats[j]
         else:
-            if cols:
+            if cols == 1:
                 if drawn_marks:  # every drawn feature was constant (or infeasible): collect every entry
                     col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                         sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
@@ -312,7 +349,8 @@ def find_split(
                 h = pool[slot, f]
                 if not ready:
                     if reg:
-                        build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                        build_histogram_reg(_reg_codes(Xb, f, idx, start, end, dominant, colbufs, cols), idx, start,
+                                            end, w, yk, wy, n_bins[f], h)
                     else:
                         _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, skip_bin, tot,
                                             cols, virt, colbufs)
@@ -325,7 +363,7 @@ def find_split(
                                              cum, tmp, rec, cst, lo, hi)
             elif use_marks and marks[f] == 0 and dominant[f] >= 0:
                 ok = False  # every row of the node holds the dominant code: constant here
-            elif cols and use_entries and dominant[f] >= 0:
+            elif cols == 1 and use_entries and dominant[f] >= 0:
                 col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                     sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
                 ok = split_sparse_small_cls(f, ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f], dominant[f], w,
@@ -339,7 +377,7 @@ def find_split(
                     ok = False
                 else:
                     codes = Xb[f]
-                    if cols:
+                    if cols == 1:
                         if virt:
                             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
                                 sort_code, sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
@@ -352,13 +390,14 @@ def find_split(
             else:
                 h = scratch[0]
                 if reg:
-                    build_histogram_reg(Xb[f], idx, start, end, w, yk, wy, n_bins[f], h)
+                    build_histogram_reg(_reg_codes(Xb, f, idx, start, end, dominant, colbufs, cols), idx, start, end,
+                                        w, yk, wy, n_bins[f], h)
                     n_evals[0] += n
                     ok = split_histogram_reg(f, h, n_bins[f], edges, tot, min_samples_leaf, min_weight_leaf, criterion,
                                              cum, tmp, rec, cst, lo, hi)
                 else:
                     by_column = False
-                    if cols:
+                    if cols == 1:
                         col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, \
                             sort_code, sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
                         # a few stored codes: search from those
@@ -390,7 +429,7 @@ def find_split(
                 # The candidates drawn ahead and not searched are given back, and with every feature a
                 # candidate, a full search would shuffle all of them: do the remaining draws and swaps,
                 # so the tree and the random stream stay the full search's.
-                if cols:
+                if cols == 1:
                     if j + 1 < n_drawn:
                         if drawn_marks:
                             for jj in range(n_drawn):
@@ -405,7 +444,7 @@ def find_split(
         for jj in range(n_drawn):
             marks[feats[jj]] = 0
     if use_marks:
-        if cols:
+        if cols == 1:
             col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
                 sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
             if gathered:
@@ -578,12 +617,14 @@ def grower_for(splitter, absolute_error=False, regression=False, columns=False):
     compiles no regression statistics and the reverse.  ``columns`` (data
     with a row index of its non-dominant codes, :func:`.binning.other_code_rows`)
     gives the classification ``hist`` grower that may build a large node's
-    histograms from the column index (``COLS = 1``); other data compile
-    none of that code.
+    histograms from the column index (``COLS = 1``); with ``regression``, the
+    grower for codes kept in the column index alone
+    (:func:`.binning.sparse_code_index`), which reads a node's codes from
+    it.  Other data compile none of that code.
     """
     absolute_error = bool(absolute_error)
     regression = absolute_error or bool(regression)
-    cols = bool(columns) and int(splitter) == HIST and not regression
+    cols = bool(columns) and int(splitter) == HIST and not absolute_error
     key = (int(splitter), int(absolute_error), int(regression), int(cols))
     grower = _GROWERS.get(key)
     if grower is None:
@@ -620,6 +661,10 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
     one task's statistics (see :func:`.criteria.weighted_impurity_for`).
     """
 
+    # what find_split and search_small_reg read of the column index: 1 the classification searches of
+    # sparse columns, 2 the regression codes kept in the index alone, 0 nothing
+    FIND_COLS = COLS * (1 + REG)
+
     def grow_tree(
         Xb, Xf, n_bins, edges, bin_bounds, yk, yr, w, idx, n_values, criterion, splitter, max_features, max_depth,
         min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng, pool_slots,
@@ -634,9 +679,10 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         Parameters
         ----------
         Xb : uint8 (n_features, n_samples) codes (hist splitter), else unused; ``(n_features, 0)`` when
-            the codes are kept in ``columns`` alone (:func:`.binning.sparse_code_index`: a classification
-            grower with ``COLS = 1`` and integer weights reads them there, through
-            :func:`.splitters.hist.node_codes` and :func:`.splitters.hist.indexed_histogram_cls`).
+            the codes are kept in ``columns`` alone (:func:`.binning.sparse_code_index`: a grower
+            with ``COLS = 1`` reads them there, through :func:`.splitters.hist.node_codes`,
+            :func:`.splitters.hist.entry_codes` and, for a classification criterion and integer
+            weights, :func:`.splitters.hist.indexed_histogram_cls`).
         Xf : the raw values in a layout of :mod:`.data` (exact, random, stochastic), else an empty
             float32 ``(0, 0)`` array.
         n_bins, edges : from :mod:`.binning`.
@@ -710,7 +756,7 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
             and the code rows kept apart (``dense_row``, ``Xd``, empty unless
             ``Xb`` has no columns; see :func:`.binning.sparse_code_index`),
             built once per training set and shared by its trees, or six
-            empty arrays: a classification grower with ``COLS = 1`` reads it.
+            empty arrays: a grower with ``COLS = 1`` reads it.
         """
         if AE == 1:
             criterion = SQUARED_ERROR  # the statistics vectors the nodes carry (rows and weights are read)
@@ -887,11 +933,15 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
         # row's position in idx (kept up to date by every partition); a small node, from its entries
         # of the row index (splitters.hist.split_sparse_small_cls)
         if COLS == 1:
-            use_cols = is_hist and skip_bin and row_ptr.shape[0] > 0 and node_model < 0
-            use_cols = use_cols and columns[0].shape[0] > 0
             indexed = Xb.shape[1] == 0
+            use_cols = is_hist and row_ptr.shape[0] > 0 and node_model < 0 and columns[0].shape[0] > 0
+            if REG:  # the regression grower reads the codes from the index, whatever the weights
+                use_cols = use_cols and indexed
+            else:
+                use_cols = use_cols and skip_bin
             if indexed and not use_cols:
-                raise ValueError("codes kept in the column index alone need integer weights and no node model")
+                raise ValueError("codes kept in the column index alone need no node model (and, for a "
+                                 "classification criterion, integer weights)")
             colbufs_own = column_setup(use_cols, columns, row_ptr, idx, n_stats, indexed)
             row_pos = borrow(colbufs_own[3])
             colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), row_pos,
@@ -1036,13 +1086,13 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                                     if slot < 0 and n < SMALL_NODE:
                                         search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion,
                                                          max_features, min_samples_leaf, min_weight_leaf, feats, rng,
-                                                         bufs, rec, n_evals, mono)
+                                                         bufs, rec, n_evals, mono, FIND_COLS)
                                         searched = True
                             if not searched:
                                 find_split(
                                     Xb, Xc, n_bins, edges, yk, yr, wy, w, idx, start, end, tot, criterion, splitter,
                                     ONLY, max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot,
-                                    ready, scratch, bufs, rec, n_evals, mono, REG, COLS,
+                                    ready, scratch, bufs, rec, n_evals, mono, REG, FIND_COLS,
                                 )
                     if status == NODE_OBLIQUE and out[OUT_COST] < rec[REC_COST]:
                         rec[REC_COST] = out[OUT_COST]
@@ -1190,7 +1240,13 @@ def _make_grower(ONLY, AE=0, REG=0, COLS=0):
                     else:
                         for f in range(n_features):
                             if REG:
-                                build_histogram_reg(Xb[f], idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
+                                codes = Xb[f]
+                                if COLS == 1:
+                                    if use_cols:  # codes kept in the column index alone
+                                        codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx,
+                                                           s_start, s_end, dominant[f], colbufs[14], colbufs[15],
+                                                           colbufs[16])
+                                build_histogram_reg(codes, idx, s_start, s_end, w, yk, wy, n_bins[f], target[f])
                             elif COLS == 1 and use_cols and colbufs[14].shape[0] > 0:  # codes in the column index
                                 indexed_histogram_cls(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, s_start, s_end,
                                                       w, yk, wy, n_bins[f], target[f], dominant[f],

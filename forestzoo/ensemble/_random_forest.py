@@ -129,10 +129,12 @@ _SPARSE_DOC = """
     a dense ``X`` gets and, when at most an eighth of them differ from their
     feature's most common code (the code of 0, for a sparse column), keeps
     only those in an index by column and by row (about 10 bytes per stored
-    value instead of ``n_features x n_samples`` bytes); the classification
-    criteria search and partition the nodes from that index, while the
-    regression criteria, multi-output ``y`` and non-integer sample or class
-    weights rebuild the code matrix from it.  Prediction densifies a few MB
+    value instead of ``n_features x n_samples`` bytes); the trees search and
+    partition the nodes from that index (the regression criteria once the
+    code matrix would hold 2**27 cells or more: a smaller one is read
+    faster), except that ``absolute_error``, multi-output ``y`` and, for the
+    classification criteria, non-integer sample or class weights rebuild
+    the code matrix from it.  Prediction densifies a few MB
     of rows at a time.  hist stays
     the default on sparse input: its growth reads the codes, not the sparse
     matrix, and it was much faster than the exact search on the CSC form

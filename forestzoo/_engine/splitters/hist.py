@@ -203,7 +203,7 @@ def column_index(row_ptr, row_feat, Xb):
 
 @njit
 def column_setup(use, columns, row_ptr, idx, n_stats, indexed):
-    """The sparse-data scratch of a classification ``hist`` grower, or empty arrays when ``use`` is False.
+    """The sparse-data scratch of a ``hist`` grower with ``COLS = 1``, or empty arrays when ``use`` is False.
 
     ``columns`` is the data's column index and code rows
     (:meth:`.builder.TrainingData.columns`).  Returns ``(col_ptr, col_rows,
@@ -292,6 +292,28 @@ def node_codes(f, col_ptr, col_rows, col_codes, row_pos, idx, start, end, dom, d
             else:
                 b = mid
         row_codes[r] = col_codes[a] if a < hi and col_rows[a] == r else fill
+    return row_codes
+
+
+@njit
+def entry_codes(f, idx, start, end, dom, ent_pos, ent_code, lo_e, hi_e, dense_row, Xd, row_codes):
+    """:func:`node_codes` from the node's entries of the row index (:func:`gather_node_entries`).
+
+    Feature ``f``'s rows off its dominant code ``dom`` in the node
+    ``idx[start:end]`` are at node positions ``ent_pos[lo_e:hi_e]`` with codes
+    ``ent_code[lo_e:hi_e]``; the node's other rows hold ``dom``.  Returns an
+    array ``codes`` with ``codes[idx[p]]`` the code of row ``idx[p]``, as
+    ``Xb[f]`` would give it: one pass over the node's rows and one over the
+    feature's entries, where :func:`node_codes` searches the column index.
+    """
+    k = dense_row[f]
+    if k >= 0:
+        return Xd[k]
+    fill = np.uint8(dom)
+    for p in range(start, end):
+        row_codes[idx[p]] = fill
+    for q in range(lo_e, hi_e):
+        row_codes[idx[ent_pos[q]]] = ent_code[q]
     return row_codes
 
 
