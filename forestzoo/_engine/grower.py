@@ -47,9 +47,8 @@ from .splitters.exact import split_exact_cls, split_exact_reg
 from .splitters.hist import (
     ENTRY_NODE, SMALL_NODE, build_histogram_cls, build_histogram_reg, build_node_histogram_cls, clear_node_entries,
     column_setup, entry_codes, gather_drawn_entries, gather_node_entries, indexed_histogram_cls, integral_weights,
-    node_codes,
-    split_column_cls, split_histogram_cls,
-    split_histogram_reg, split_small_cls, split_small_reg, split_sparse_small_cls, subtract_histogram,
+    node_codes, split_column_cls, split_histogram_cls, split_histogram_reg, split_small_cls, split_small_reg,
+    split_sparse_small_cls, subtract_histogram,
 )
 from .splitters.random import split_random
 from .splitters.stochastic import split_stochastic_cls, split_stochastic_reg
@@ -229,8 +228,8 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
 def _node_histogram_cls(Xb, f, idx, start, end, w, yk, wy, n_bins, h, dominant, skip_bin, tot, cols, virt, colbufs):
     """Feature ``f``'s classification histogram of the node ``idx[start:end]`` into ``h``: from its row of
     ``Xb`` (:func:`.splitters.hist.build_node_histogram_cls`, the dominant bin from ``tot`` when
-    ``skip_bin``), or, with ``cols`` and ``virt`` (see :func:`find_split`), from the column index."""
-    if cols:
+    ``skip_bin``), or, with ``cols == 1`` and ``virt`` (see :func:`find_split`), from the column index."""
+    if cols == 1:
         if virt:
             indexed_histogram_cls(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end, w, yk, wy,
                                   n_bins[f], h, dominant[f], tot, colbufs[14], colbufs[15], colbufs[16])
