@@ -76,7 +76,11 @@ def make_data(kind, rows, features, seed, classes=None, density=0.01, outputs=1)
         rng = np.random.RandomState(seed)
         X = sp.random(rows, features, density=density, format="csr", dtype=np.float32, random_state=rng)
         coef = rng.normal(size=features) * (rng.uniform(size=features) < 0.1)
-        return (X.toarray() if kind == "sparse-binary-dense" else X), (X @ coef > 0).astype(int)
+        y = (X @ coef > 0).astype(int)
+        if outputs > 1:  # a 2-D y: one label per further score of its own
+            more = [rng.normal(size=features) * (rng.uniform(size=features) < 0.1) for _ in range(outputs - 1)]
+            y = np.column_stack([y] + [(X @ c > 0).astype(int) for c in more])
+        return (X.toarray() if kind == "sparse-binary-dense" else X), y
     if kind == "regression":
         X, y = make_regression(n_samples=rows, n_features=features, n_targets=outputs, noise=1.0, random_state=seed)
     else:
@@ -159,7 +163,7 @@ def main(argv=None):
     p.add_argument("--features", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--classes", type=int, help="classes of the generated classification data")
-    p.add_argument("--outputs", type=int, default=1, help="targets of --data regression (a 2-D y when above 1)")
+    p.add_argument("--outputs", type=int, default=1, help="targets of --data regression, labels of sparse-binary (a 2-D y when above 1)")
     p.add_argument("--dataset", help="a forestzoo.datasets name, fitted instead of generated data")
     p.add_argument("--pairs", type=int, default=8, help="alternated fit (or predict) pairs per process")
     p.add_argument("--measure", choices=("fit", "predict"), default="fit")

@@ -2,12 +2,15 @@
 
     PYTHONPATH=. python benchmarks/sparse_fit.py [--n-samples 20000] [--n-features 2000] [--density 0.01]
         [--n-estimators 100] [--models sklearn,hist,exact,extra] [--repeat 1] [--task classification]
+        [--n-outputs 1]
 
 A random CSR matrix (float32; the stored cells drawn uniformly, their values
 uniform on (0, 1]) and a label from the sign of a sparse linear score
 (``--task regression``: the score plus Gaussian noise of standard deviation
-0.1 as the target, scored by R^2 instead of accuracy, with the regressors);
-80 % of the rows train, 20 % test.  Every forest has ``--n-estimators`` trees,
+0.1 as the target, scored by R^2 instead of accuracy, with the regressors;
+``--n-outputs k``: a 2-D ``y`` of ``k`` such labels or targets, each from a
+score of its own, scored by the mean over the outputs); 80 % of the rows
+train, 20 % test.  Every forest has ``--n-estimators`` trees,
 ``max_features="sqrt"``, ``n_jobs=-1``, ``random_state=0``.  Each model runs
 in its own process, which makes the same matrix, so that its peak resident
 memory is its own: the script prints the fit time (best of ``--repeat``), the
@@ -15,8 +18,9 @@ predict time on the test rows, the test accuracy, the peak RSS of the process
 and, beside it, its RSS just before the timed fits (the data and the loaded
 libraries).  Each model is fitted once on 500 rows first, so that imports and
 forestzoo's kernels (compiled by Numba, cached on disk) are not timed (a
-forestzoo regressor twice, the second fit reading the codes from the index of
-the stored values, as a large matrix does); the peak includes that warm-up.
+forestzoo regressor, or a forest of several outputs, twice: the second fit
+reads the codes from the index of the stored values, as a large matrix does);
+the peak includes that warm-up.
 
 The matrix is generated without a dense sample of its cells (``scipy.sparse.random``
 draws from all ``n_samples x n_features`` of them), so a 100000 x 10000 matrix
@@ -42,10 +46,11 @@ MODELS = {
 }
 
 
-def make_sparse(n_samples, n_features, density, seed=0, task="classification"):
+def make_sparse(n_samples, n_features, density, seed=0, task="classification", n_outputs=1):
     """CSR float32 matrix with ``round(density * n_samples * n_features)`` cells drawn uniformly
     (with replacement; a cell drawn twice is stored once) and a label from a sparse linear score
-    (for ``task="regression"``, the score plus Gaussian noise)."""
+    (for ``task="regression"``, the score plus Gaussian noise); ``n_outputs`` columns of them, each from
+    a score of its own, when above 1."""
     rng = np.random.default_rng(seed)
     n_cells = n_samples * n_features
     cells = np.unique(rng.integers(0, n_cells, size=int(round(density * n_cells)), dtype=np.int64))
@@ -56,9 +61,14 @@ def make_sparse(n_samples, n_features, density, seed=0, task="classification"):
     X = sp.csr_matrix((values, cols.astype(np.int32), indptr), shape=(n_samples, n_features))
     w = rng.normal(size=n_features) * (rng.random(n_features) < 0.1)
     score = X @ w
-    if task == "regression":
-        return X, score + 0.1 * rng.normal(size=n_samples)
-    return X, (score > 0).astype(int)
+    y = score + 0.1 * rng.normal(size=n_samples) if task == "regression" else (score > 0).astype(int)
+    if n_outputs > 1:
+        columns = [y]
+        for _ in range(n_outputs - 1):
+            score = X @ (rng.normal(size=n_features) * (rng.random(n_features) < 0.1))
+            columns.append(score + 0.1 * rng.normal(size=n_samples) if task == "regression" else (score > 0).astype(int))
+        y = np.column_stack(columns)
+    return X, y
 
 
 def make_model(key, n_estimators, task="classification"):
@@ -74,9 +84,10 @@ def make_model(key, n_estimators, task="classification"):
 
 
 def _score(model, X, y, task):
+    """Accuracy or R^2, the mean over the outputs of a 2-D ``y``."""
     p = model.predict(X)
     if task == "regression":
-        return float(1.0 - ((p - y) ** 2).sum() / ((y - y.mean()) ** 2).sum())
+        return float(np.mean(1.0 - ((p - y) ** 2).sum(axis=0) / ((y - y.mean(axis=0)) ** 2).sum(axis=0)))
     return float((p == y).mean())
 
 
@@ -91,20 +102,20 @@ def _rss_mb():
 
 def run_one(args):
     """Time one model in this process; print one JSON line."""
-    X, y = make_sparse(args.n_samples, args.n_features, args.density, task=args.task)
+    X, y = make_sparse(args.n_samples, args.n_features, args.density, task=args.task, n_outputs=args.n_outputs)
     n_train = int(0.8 * X.shape[0])
     X_train, X_test, y_train, y_test = X[:n_train], X[n_train:], y[:n_train], y[n_train:]
     make_model(args.child, 2, args.task).fit(X_train[:500], y_train[:500]).predict(X_test[:10])  # imports, compile
-    if args.child != "sklearn" and args.task == "regression":
-        # 500 rows read the code matrix (below builder.REGRESSION_INDEX_MIN_CELLS): compile the grower that
+    if args.child != "sklearn" and (args.task == "regression" or args.n_outputs > 1):
+        # 500 rows read the code matrix (below builder.INDEXED_READ_MIN_CELLS): compile the grower that
         # reads the index too, which a large matrix uses
         from forestzoo._engine import builder
-        least = builder.REGRESSION_INDEX_MIN_CELLS
-        builder.REGRESSION_INDEX_MIN_CELLS = 0
+        least = builder.INDEXED_READ_MIN_CELLS
+        builder.INDEXED_READ_MIN_CELLS = 0
         try:
             make_model(args.child, 2, args.task).fit(X_train[:500], y_train[:500])
         finally:
-            builder.REGRESSION_INDEX_MIN_CELLS = least
+            builder.INDEXED_READ_MIN_CELLS = least
     base_mb = _rss_mb()
     best = np.inf
     for _ in range(args.repeat):
@@ -128,6 +139,7 @@ def main():
     ap.add_argument("--models", default="sklearn,hist,exact,extra",
                     help="comma-separated subset of: " + ", ".join(MODELS))
     ap.add_argument("--task", choices=["classification", "regression"], default="classification")
+    ap.add_argument("--n-outputs", type=int, default=1)
     ap.add_argument("--child", choices=list(MODELS), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -138,7 +150,7 @@ def main():
         ap.error(f"unknown --models {unknown}; choose from {', '.join(MODELS)}")
     kind = "Regressor" if args.task == "regression" else "Classifier"
     print(f"X: {args.n_samples} x {args.n_features} CSR float32, density {args.density}; "
-          f"{args.n_estimators} trees; 80 % train, 20 % test; {args.task}")
+          f"{args.n_estimators} trees; 80 % train, 20 % test; {args.task}, {args.n_outputs} output(s)")
     metric = "test R^2" if args.task == "regression" else "test accuracy"
     print(f"| model | fit s | predict s | {metric} | peak RSS MB (before the fit) |")
     print("|---|---:|---:|---:|---:|")
@@ -146,7 +158,8 @@ def main():
     for key in chosen:
         cmd = [sys.executable, os.path.abspath(__file__), "--child", key, "--n-samples", str(args.n_samples),
                "--n-features", str(args.n_features), "--density", str(args.density),
-               "--n-estimators", str(args.n_estimators), "--repeat", str(args.repeat), "--task", args.task]
+               "--n-estimators", str(args.n_estimators), "--repeat", str(args.repeat), "--task", args.task,
+               "--n-outputs", str(args.n_outputs)]
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
         r = json.loads(out)
         fits[key] = r["fit"]

@@ -372,7 +372,7 @@ def test_node_codes_and_indexed_histograms_equal_the_code_matrix_reads():
 ])
 @pytest.mark.parametrize("weighted", [False, True])
 def test_fit_on_sparse_codes_kept_in_the_column_index_grows_the_dense_model(make, weighted, monkeypatch):
-    monkeypatch.setattr("forestzoo._engine.builder.REGRESSION_INDEX_MIN_CELLS", 0)  # the index for these sizes
+    monkeypatch.setattr("forestzoo._engine.builder.INDEXED_READ_MIN_CELLS", 0)  # the index for these sizes
     Xs, X, y = _indexed_data(2)
     dense = make()
     if not hasattr(dense, "predict_proba"):
@@ -384,12 +384,15 @@ def test_fit_on_sparse_codes_kept_in_the_column_index_grows_the_dense_model(make
     sparse = make().fit(Xs, y, sample_weight=sw)
     _assert_same_model(dense, sparse)
     assert_array_equal(dense.predict(X), sparse.predict(Xs))
-    if hasattr(dense, "predict_proba"):  # multi-output y reads the code matrix rebuilt from the index
+    # multi-output y: the grower of .multioutput reads the index too
+    if hasattr(dense, "predict_proba"):
         Y = np.c_[y, (X[:, 0] > 0.5).astype(int)]
-        _assert_same_model(make().fit(X, Y), make().fit(Xs, Y))
+    else:
+        Y = np.c_[y, np.abs(np.nan_to_num(X[:, 7])) + 0.5]
+    _assert_same_model(make().fit(X, Y, sample_weight=sw), make().fit(Xs, Y, sample_weight=sw))
 
 
-def test_regression_on_codes_kept_in_the_column_index_builds_no_code_matrix(monkeypatch):
+def test_regression_and_multi_output_on_codes_kept_in_the_column_index_build_no_code_matrix(monkeypatch):
     from forestzoo._engine.builder import TrainingData
 
     Xs, X, y = _indexed_data(4)
@@ -400,12 +403,17 @@ def test_regression_on_codes_kept_in_the_column_index_builds_no_code_matrix(monk
 
     monkeypatch.setattr(TrainingData, "codes", no_matrix)
     RandomForestClassifier(n_estimators=2, random_state=0).fit(Xs, (y > 1).astype(np.int64))
-    # a regression grower reads the code matrix while it is small, the index once it is large
+    # the regression and multi-output growers read the code matrix while it is small, the index once it is large
     regressor = RandomForestRegressor(n_estimators=2, random_state=0)
+    Y = np.c_[(y > 1).astype(np.int64), (X[:, 0] > 0).astype(np.int64)]
     with pytest.raises(AssertionError, match="rebuilt"):
         regressor.fit(Xs, y)
-    monkeypatch.setattr("forestzoo._engine.builder.REGRESSION_INDEX_MIN_CELLS", Xs.shape[0] * Xs.shape[1])
+    with pytest.raises(AssertionError, match="rebuilt"):
+        RandomForestClassifier(n_estimators=2, random_state=0).fit(Xs, Y)
+    monkeypatch.setattr("forestzoo._engine.builder.INDEXED_READ_MIN_CELLS", Xs.shape[0] * Xs.shape[1])
     regressor.fit(Xs, y, sample_weight=np.linspace(0.5, 1.5, len(y)))
+    regressor.fit(Xs, np.c_[y, y ** 2])
+    RandomForestClassifier(n_estimators=2, random_state=0).fit(Xs, Y)
     # the absolute-error grower reads the code matrix, rebuilt from the index
     with pytest.raises(AssertionError, match="rebuilt"):
         RandomForestRegressor(n_estimators=1, criterion="absolute_error", max_depth=2, random_state=0).fit(Xs, y)

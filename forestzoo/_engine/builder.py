@@ -47,10 +47,11 @@ _NO_COLUMNS = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint
                np.empty(0, np.int32), np.empty((0, 0), np.uint8))
 _NO_CODE_ROWS = _NO_COLUMNS[4:]
 _COLUMNS_LOCK = threading.Lock()
-#: A regression hist grower reads sparse codes kept in the column index alone (no code matrix) when the
-#: code matrix would hold at least this many cells (bytes); a smaller one is rebuilt and read, which fits
-#: faster while it stays in the CPU's caches (measured in docs/benchmarks/sparse.md, "Regression").
-REGRESSION_INDEX_MIN_CELLS = 2**27
+#: The regression and multi-output hist growers read sparse codes kept in the column index alone (no code
+#: matrix) when the code matrix would hold at least this many cells (bytes); a smaller one is rebuilt and
+#: read, which fits faster while it stays in the CPU's caches (measured in docs/benchmarks/sparse.md,
+#: "Regression and multi-output y").
+INDEXED_READ_MIN_CELLS = 2**27
 
 
 def _bounds_of(data):
@@ -103,8 +104,8 @@ class TrainingData:
     def codes(self):
         """The ``(n_features, n_samples)`` code matrix: ``Xb``, or, for codes kept in the column index
         alone, the matrix rebuilt from it on first use (for the growers that read codes row by row:
-        absolute error, multi-output, node models, classification with non-integer weights, and
-        regression below ``REGRESSION_INDEX_MIN_CELLS`` cells)."""
+        absolute error, node models, classification with non-integer weights, and regression and
+        multi-output ``y`` below ``INDEXED_READ_MIN_CELLS`` cells)."""
         if not self.indexed_only:
             return self.Xb
         if self._codes is None:
@@ -420,11 +421,11 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     regression = crit >= SQUARED_ERROR
     # codes kept in the column index alone are read from it by the classification hist grower when every
     # weight is an integer (its column searches are exact then) and by the squared-error and Poisson hist
-    # grower when the code matrix would be large (REGRESSION_INDEX_MIN_CELLS); the absolute-error grower,
+    # grower when the code matrix would be large (INDEXED_READ_MIN_CELLS); the absolute-error grower,
     # node models and the other cases read the code matrix
     indexed = data.indexed_only and node_model is None and not absolute_error
     if indexed and regression:
-        indexed = data.n_features * (data.row_ptr.shape[0] - 1) >= REGRESSION_INDEX_MIN_CELLS
+        indexed = data.n_features * (data.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS
     elif indexed:
         indexed = integral_weights(weights)
     # what a hist grower reads of the column index (see grower_for's ``columns``): the classification
@@ -503,13 +504,19 @@ def _grow_multi(data, target, weights, params, seed):
     slot_bytes = data.n_features * 256 * n_hist * 8
     pool_slots = int(min(MAX_POOL_SLOTS, max(2, _POOL_BYTES // max(slot_bytes, 1)))) if data.splitter == HIST else 0
     n_evals = np.zeros(1, np.int64)
+    # codes kept in the column index alone are read from it once the code matrix would be large (as the
+    # regression grower reads them: INDEXED_READ_MIN_CELLS); absolute error reads the code matrix
+    indexed = (data.indexed_only and crit != ABSOLUTE_ERROR
+               and data.n_features * (data.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS)
     table, values = grow_multi(
-        data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
+        data.Xb if indexed else data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
         weights, idx, K,
         crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),
         int(params.min_samples_split), int(params.min_samples_leaf),
         float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),
         -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes), make_state(seed), pool_slots, n_evals,
+        data.dominant if indexed else _EMPTY_INT32, data.row_ptr if indexed else _NO_ROW_PTR,
+        data.row_feat if indexed else _EMPTY_INT32, data.columns() if indexed else _NO_COLUMNS,
     )
     nodes, values = _numbered_as_scikit_learn(table_to_nodes(table), values,
                                               -1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes))

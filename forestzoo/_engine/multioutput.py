@@ -65,7 +65,9 @@ from .splitters._common import (
 )
 from .splitters.absolute import _scan_groups, _two_side_errors, prefix_errors, rank_node
 from .splitters.exact import midpoint
-from .splitters.hist import _is_splittable
+from .splitters.hist import (
+    _is_splittable, clear_node_entries, column_setup, entry_codes, gather_node_entries, node_codes,
+)
 
 _LOG2 = np.log(2.0)
 _DBL_EPS = np.finfo(np.float64).eps
@@ -491,7 +493,15 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     at a split whose children are pure in every output (cost 0), unless the
     node's histograms are being built into a pool slot (its children need
     every feature's).  ``bufs`` holds the work arrays ``(keys, raw, pos,
-    counts, vals, miss, cum, tmp)``.
+    counts, vals, miss, cum, tmp)``, then ``(dominant, marks, row_ptr,
+    row_feat, colbufs)``: for codes kept in the column index alone (``Xb``
+    without columns, :func:`.binning.sparse_code_index`; ``colbufs`` from
+    :func:`.splitters.hist.column_setup`), a node's codes of a feature are
+    laid out by :func:`.splitters.hist.node_codes`, or, below
+    ``SMALL_NODE`` rows, from the node's entries of the row index
+    (:func:`.splitters.hist.entry_codes`), where a feature none of them
+    lists is constant and is not read: the searches and the tree are those
+    of the code matrix.
 
     Inlined into :func:`grow_multi`, whose uncounted array aliases
     (:func:`forestzoo._jit.borrow`) then let LLVM drop the reference counting
@@ -500,28 +510,44 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     them, several per boundary of the small-node scan.  (Python passes more
     than 30 arguments as one tuple, which Numba cannot inline: hence ``bufs``.)
     """
-    keys, raw, pos, counts, vals, miss, cum, tmp = bufs
+    keys, raw, pos, counts, vals, miss, cum, tmp, dominant, marks, row_ptr, row_feat, colbufs = bufs
     reset_record(rec)
     n_features = feats.shape[0]
     n = end - start
     n_valid = 0
+    indexed = colbufs[14].shape[0] > 0  # dense_row: codes kept in the column index alone
+    gathered = indexed and splitter == HIST and slot < 0 and n < SMALL_NODE
+    n_touched = 0
+    if gathered:
+        n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, colbufs[4], marks, colbufs[5],
+                                        colbufs[6], colbufs[7], colbufs[8], np.bool_(True))
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
         f = draw_feature(feats, j, rng)
         n_evals[0] += n
         if splitter == HIST:
+            codes = Xb[f]
+            if indexed and not gathered:
+                codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end, dominant[f],
+                                   colbufs[14], colbufs[15], colbufs[16])
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
-                    _build_histogram(Xb[f], idx, start, end, w, Y, clf, n_out, K, n_bins[f], h)
+                    _build_histogram(codes, idx, start, end, w, Y, clf, n_out, K, n_bins[f], h)
                 ok = _split_histogram(f, h, n_bins[f], edges, total, criterion, n_out, K, min_samples_leaf,
                                       min_weight_leaf, cum, miss, tmp, rec)
             elif n < SMALL_NODE:
-                ok = _split_small(f, Xb[f], idx, start, end, w, Y, clf, n_out, K, criterion, edges, total,
+                if gathered:
+                    if marks[f] == 0 and dominant[f] >= 0:
+                        ok = False  # every row of the node holds the dominant code: constant here
+                        continue
+                    codes = entry_codes(f, idx, start, end, dominant[f], colbufs[7], colbufs[8],
+                                        colbufs[6][f] - marks[f], colbufs[6][f], colbufs[14], colbufs[15], colbufs[16])
+                ok = _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edges, total,
                                   min_samples_leaf, min_weight_leaf, keys, pos, counts, miss, cum, tmp, rec)
             else:
-                _build_histogram(Xb[f], idx, start, end, w, Y, clf, n_out, K, n_bins[f], scratch[0])
+                _build_histogram(codes, idx, start, end, w, Y, clf, n_out, K, n_bins[f], scratch[0])
                 ok = _split_histogram(f, scratch[0], n_bins[f], edges, total, criterion, n_out, K,
                                       min_samples_leaf, min_weight_leaf, cum, miss, tmp, rec)
         elif splitter == EXACT:
@@ -534,6 +560,8 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
             n_valid += 1
             if clf and slot < 0 and rec[REC_COST] <= 0.0:
                 break
+    if gathered:
+        clear_node_entries(marks, colbufs[5], n_touched)
 
 
 @njit
@@ -716,12 +744,12 @@ def _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, t
 
 
 @njit
-def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold, missing_left, ibuf, wbuf, ybuf,
-               clf, n_out, K, criterion, tot_left, tot_right):
+def _partition(codes, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold, missing_left, ibuf, wbuf,
+               ybuf, clf, n_out, K, criterion, tot_left, tot_right):
     """Stable in-place partition of ``idx[start:end]`` (``w`` and the rows of ``Y`` travel with it).
 
-    Sums the children's statistics on the way; returns the left size and, for hist, the least code of a row of
-    value going right (``MISSING_BIN``: none).
+    ``codes[i]`` is row ``i``'s code of the split feature (hist).  Sums the children's statistics on the way;
+    returns the left size and, for hist, the least code of a row of value going right (``MISSING_BIN``: none).
     """
     tot_left[:] = 0.0
     tot_right[:] = 0.0
@@ -731,7 +759,7 @@ def _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, bin_, threshold
     for p in range(start, end):
         i = idx[p]
         if splitter == HIST:
-            c = Xb[feature, i]
+            c = codes[i]
             left = (c <= bin_) if c != MISSING_BIN else missing_left
             if c < least_right and c > bin_:
                 least_right = c
@@ -776,7 +804,7 @@ def _node_value(s, clf, n_out, K, out):
 @njit
 def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterion, splitter, max_features, max_depth,
                min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng,
-               pool_slots, n_evals):
+               pool_slots, n_evals, dominant, row_ptr, row_feat, columns):
     """Grow one multi-output tree; returns ``(node_table, values)`` (the layout of :mod:`.grower`).
 
     ``Y_all`` is float64 ``(n_samples, n_outputs)``: class codes (``K`` the
@@ -788,6 +816,9 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
     histogram buffers are kept for the sibling subtraction (hist splitter
     with every feature a candidate, not absolute error; 0 disables).  Growth is depth-first, or
     best-first (largest impurity decrease first) with ``max_leaf_nodes``.
+    ``Xb`` has no columns when the codes are kept in the column index alone: ``dominant``, ``row_ptr``,
+    ``row_feat`` and ``columns`` are then those of :func:`.binning.sparse_code_index` (not with absolute
+    error), else empty arrays and :data:`.builder._NO_COLUMNS`.
     """
     clf = criterion < SQUARED_ERROR
     absolute = criterion == ABSOLUTE_ERROR
@@ -926,7 +957,20 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
     values = borrow(values)
     pend = borrow(pend)
     pend_tot = borrow(pend_tot)
-    bufs = (keys, raw, pos, counts, vals, miss, cum, tmp)
+    # codes kept in the column index alone: each row's position in idx, kept up to date by every partition
+    indexed = is_hist and Xb.shape[1] == 0
+    colbufs_own = column_setup(indexed, columns, row_ptr, idx, n_stats, indexed)
+    colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), borrow(colbufs_own[3]),
+               borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
+               borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]), borrow(colbufs_own[11]),
+               borrow(colbufs_own[12]), borrow(colbufs_own[13]), borrow(colbufs_own[14]), borrow(colbufs_own[15]),
+               borrow(colbufs_own[16]))
+    row_pos = colbufs[3]
+    marks_own = np.zeros(n_features if indexed else 0, np.int32)
+    index_own = (dominant, row_ptr, row_feat, marks_own)
+    bufs = (keys, raw, pos, counts, vals, miss, cum, tmp, borrow(dominant), borrow(marks_own), borrow(row_ptr),
+            borrow(row_feat), colbufs)
+    no_codes = np.zeros(0, np.uint8)
 
     while True:
         for q in range(n_pend):
@@ -1029,9 +1073,18 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
 
         feature = int(rec[REC_FEATURE])
         ml = rec[REC_MISSING_LEFT] > 0.5
-        n_left, least_right = _partition(Xb, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]),
+        codes = no_codes
+        if splitter == HIST:
+            codes = Xb[feature]
+            if indexed:
+                codes = node_codes(feature, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, start, end,
+                                   dominant[feature], colbufs[14], colbufs[15], colbufs[16])
+        n_left, least_right = _partition(codes, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]),
                                          rec[REC_THRESHOLD], ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion,
                                          pend_tot[0], pend_tot[1])
+        if indexed:
+            for p in range(start, end):
+                row_pos[idx[p]] = p
         mid = start + n_left
         table[node, COL_FEATURE] = feature
         threshold = rec[REC_THRESHOLD]
@@ -1061,7 +1114,11 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
                     s_slot = free_slots[n_free]
                 target = pool[s_slot] if s_slot >= 0 else scratch
                 for f in range(n_features):
-                    _build_histogram(Xb[f], idx, s_start, s_end, w, Y, clf, n_out, K, n_bins[f], target[f])
+                    codes = Xb[f]
+                    if indexed:
+                        codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, s_start, s_end,
+                                           dominant[f], colbufs[14], colbufs[15], colbufs[16])
+                    _build_histogram(codes, idx, s_start, s_end, w, Y, clf, n_out, K, n_bins[f], target[f])
                 n_evals[0] += n_small * n_features
                 _subtract_histograms(pool[slot], target, n_bins)
                 if small_left:
@@ -1090,5 +1147,5 @@ def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterio
         n_pend = 2
     out_table = table[:n_nodes].copy()
     out_values = values[:n_nodes].copy()
-    keep_alive((owners, Xf_own))
+    keep_alive((owners, Xf_own, colbufs_own, index_own))
     return out_table, out_values

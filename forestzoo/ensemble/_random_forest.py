@@ -130,11 +130,11 @@ _SPARSE_DOC = """
     feature's most common code (the code of 0, for a sparse column), keeps
     only those in an index by column and by row (about 10 bytes per stored
     value instead of ``n_features x n_samples`` bytes); the trees search and
-    partition the nodes from that index (the regression criteria once the
-    code matrix would hold 2**27 cells or more: a smaller one is read
-    faster), except that ``absolute_error``, multi-output ``y`` and, for the
-    classification criteria, non-integer sample or class weights rebuild
-    the code matrix from it.  Prediction densifies a few MB
+    partition the nodes from that index (the regression criteria and
+    multi-output ``y`` once the code matrix would hold 2**27 cells or more:
+    a smaller one is read faster), except that ``absolute_error``, and
+    non-integer sample or class weights with a classification criterion and
+    one output, rebuild the code matrix from it.  Prediction densifies a few MB
     of rows at a time.  hist stays
     the default on sparse input: its growth reads the codes, not the sparse
     matrix, and it was much faster than the exact search on the CSC form
