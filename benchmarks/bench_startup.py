@@ -55,6 +55,9 @@ CASES = {
                            "random_state=0)", "clf"),
     "DNRFClassifier": ("DNRFClassifier", "DNRFClassifier(n_estimators=5, n_epochs=3, random_state=0)", "clf"),
     "HaarTreeClassifier": ("HaarTreeClassifier", "HaarTreeClassifier(random_state=0)", "clf"),
+    # a 2-D y: the multi-output grower
+    "RandomForestRegressor(2 outputs)": ("RandomForestRegressor",
+                                         "RandomForestRegressor(n_estimators=10, random_state=0)", "reg2"),
     "OnlineRandomForestClassifier": ("OnlineRandomForestClassifier",
                                      "OnlineRandomForestClassifier(n_estimators=10, random_state=0)", "clf"),
     # every split kernel in one process: hist, random, exact and stochastic, as the quick suite runs them
@@ -77,6 +80,8 @@ t1 = time.perf_counter()
 rng = np.random.RandomState(0)
 X = rng.normal(size=(500, 5))
 y = (X[:, 0] + X[:, 1] > 0).astype(int) if {clf} else X[:, 0] + 0.1 * rng.normal(size=500)
+if {two}:
+    y = np.c_[y, X[:, 1] - y]
 model = {expr}.fit(X, y)
 t2 = time.perf_counter()
 model.predict(X)
@@ -94,7 +99,7 @@ def _env(checkout, cache):
 
 def run_case(checkout, case, cache, timeout):
     name, expr, task = CASES[case]
-    code = _PROBE.format(name=name, expr=expr, clf=task == "clf")
+    code = _PROBE.format(name=name, expr=expr, clf=task == "clf", two=task == "reg2")
     with tempfile.TemporaryDirectory() as cwd:
         try:
             proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd,

@@ -23,7 +23,7 @@ from .grower import (
 from .node_model import registered
 from .prune import prune_tree
 from .rng import make_state
-from .multioutput import MAX_POOL_SLOTS, grow_multi
+from .multioutput import MAX_POOL_SLOTS, grow_multi_for
 from .splitters import EXACT, HIST, RANDOM, SPLITTERS, STOCHASTIC
 from .splitters.hist import column_index, integral_weights
 from .tree import NODE_DTYPE, Tree
@@ -508,7 +508,7 @@ def _grow_multi(data, target, weights, params, seed):
     # regression grower reads them: INDEXED_READ_MIN_CELLS); absolute error reads the code matrix
     indexed = (data.indexed_only and crit != ABSOLUTE_ERROR
                and data.n_features * (data.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS)
-    table, values = grow_multi(
+    table, values = grow_multi_for(indexed)(
         data.Xb if indexed else data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
         weights, idx, K,
         crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),

@@ -11,7 +11,7 @@ every output, as for one output) or its mean absolute deviation from its
 weighted median (absolute error; the node predicts every output's weighted
 median).
 
-This module has its own grower (:func:`grow_multi`), compiled apart from the
+This module has its own grower (:func:`grow_multi_for`), compiled apart from the
 single-output growers of :mod:`.grower`, so that single-output trees keep
 their compiled code, their speed and their bits.  Its split kernels are the
 exact, random and hist ones of the single-output engine (same candidate
@@ -484,7 +484,7 @@ def _finish_small(f, m, keys, pos, miss, total, w, Y, clf, n_out, K, criterion, 
 @njit(inline="always")
 def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, total,
             max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready, scratch, bufs, rec,
-            n_evals):
+            n_evals, indexed):
     """Best split of the node ``idx[start:end]`` into ``rec``.
 
     Features are drawn in a random order, ``max_features`` of them, then
@@ -494,16 +494,17 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     node's histograms are being built into a pool slot (its children need
     every feature's).  ``bufs`` holds the work arrays ``(keys, raw, pos,
     counts, vals, miss, cum, tmp)``, then ``(dominant, marks, row_ptr,
-    row_feat, colbufs)``: for codes kept in the column index alone (``Xb``
-    without columns, :func:`.binning.sparse_code_index`; ``colbufs`` from
-    :func:`.splitters.hist.column_setup`), a node's codes of a feature are
+    row_feat, colbufs)``: with the grower's constant ``indexed`` (codes kept
+    in the column index alone, ``Xb`` without columns,
+    :func:`.binning.sparse_code_index`; ``colbufs`` from
+    :func:`.splitters.hist.column_setup`; pruned when 0), a node's codes of a feature are
     laid out by :func:`.splitters.hist.node_codes`, or, below
     ``SMALL_NODE`` rows, from the node's entries of the row index
     (:func:`.splitters.hist.entry_codes`), where a feature none of them
     lists is constant and is not read: the searches and the tree are those
     of the code matrix.
 
-    Inlined into :func:`grow_multi`, whose uncounted array aliases
+    Inlined into the grower of :func:`_make_grow_multi`, whose uncounted array aliases
     (:func:`forestzoo._jit.borrow`) then let LLVM drop the reference counting
     of every array an inlined helper binds; called as a function of its own,
     the node search made a call to Numba's counting functions for each of
@@ -515,12 +516,13 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
     n_features = feats.shape[0]
     n = end - start
     n_valid = 0
-    indexed = colbufs[14].shape[0] > 0  # dense_row: codes kept in the column index alone
-    gathered = indexed and splitter == HIST and slot < 0 and n < SMALL_NODE
+    gathered = False
     n_touched = 0
-    if gathered:
-        n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, colbufs[4], marks, colbufs[5],
-                                        colbufs[6], colbufs[7], colbufs[8], np.bool_(True))
+    if indexed:  # (the grower's constant: pruned before the rest is typed)
+        if splitter == HIST and slot < 0 and n < SMALL_NODE:
+            gathered = True
+            n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, colbufs[4], marks, colbufs[5],
+                                            colbufs[6], colbufs[7], colbufs[8], np.bool_(True))
     for j in range(n_features):
         if j >= max_features and n_valid > 0:
             break
@@ -528,9 +530,10 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
         n_evals[0] += n
         if splitter == HIST:
             codes = Xb[f]
-            if indexed and not gathered:
-                codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end, dominant[f],
-                                   colbufs[14], colbufs[15], colbufs[16])
+            if indexed:
+                if not gathered:
+                    codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], colbufs[3], idx, start, end,
+                                       dominant[f], colbufs[14], colbufs[15], colbufs[16])
             if slot >= 0:
                 h = pool[slot, f]
                 if not ready:
@@ -538,10 +541,9 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
                 ok = _split_histogram(f, h, n_bins[f], edges, total, criterion, n_out, K, min_samples_leaf,
                                       min_weight_leaf, cum, miss, tmp, rec)
             elif n < SMALL_NODE:
-                if gathered:
+                if indexed:
                     if marks[f] == 0 and dominant[f] >= 0:
-                        ok = False  # every row of the node holds the dominant code: constant here
-                        continue
+                        continue  # every row of the node holds the dominant code: constant here
                     codes = entry_codes(f, idx, start, end, dominant[f], colbufs[7], colbufs[8],
                                         colbufs[6][f] - marks[f], colbufs[6][f], colbufs[14], colbufs[15], colbufs[16])
                 ok = _split_small(f, codes, idx, start, end, w, Y, clf, n_out, K, criterion, edges, total,
@@ -560,8 +562,9 @@ def _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criteri
             n_valid += 1
             if clf and slot < 0 and rec[REC_COST] <= 0.0:
                 break
-    if gathered:
-        clear_node_entries(marks, colbufs[5], n_touched)
+    if indexed:
+        if gathered:
+            clear_node_entries(marks, colbufs[5], n_touched)
 
 
 @njit
@@ -801,351 +804,380 @@ def _node_value(s, clf, n_out, K, out):
             out[o] = s[2 + o] / w if w > 0.0 else 0.0
 
 
-@njit
-def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterion, splitter, max_features, max_depth,
-               min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng,
-               pool_slots, n_evals, dominant, row_ptr, row_feat, columns):
-    """Grow one multi-output tree; returns ``(node_table, values)`` (the layout of :mod:`.grower`).
+def grow_multi_for(indexed):
+    """The compiled multi-output grower (:func:`_make_grow_multi`) for codes kept in the column index alone
+    (``indexed``) or the others, compiled on first use and cached on disk."""
+    key = int(bool(indexed))
+    grower = _GROW_MULTI.get(key)
+    if grower is None:
+        grower = _GROW_MULTI[key] = _make_grow_multi(key)
+    return grower
 
-    ``Y_all`` is float64 ``(n_samples, n_outputs)``: class codes (``K`` the
-    largest number of classes) or targets (``K = 1``).  ``criterion`` is
-    GINI, ENTROPY, SQUARED_ERROR, POISSON or ABSOLUTE_ERROR; ``splitter`` HIST,
-    EXACT or RANDOM.
-    Other arguments as in :func:`.grower._make_grower`'s ``grow_tree``
-    (``max_depth`` and ``max_leaf_nodes`` -1 for none); ``pool_slots``
-    histogram buffers are kept for the sibling subtraction (hist splitter
-    with every feature a candidate, not absolute error; 0 disables).  Growth is depth-first, or
-    best-first (largest impurity decrease first) with ``max_leaf_nodes``.
-    ``Xb`` has no columns when the codes are kept in the column index alone: ``dominant``, ``row_ptr``,
-    ``row_feat`` and ``columns`` are then those of :func:`.binning.sparse_code_index` (not with absolute
-    error), else empty arrays and :data:`.builder._NO_COLUMNS`.
-    """
-    clf = criterion < SQUARED_ERROR
-    absolute = criterion == ABSOLUTE_ERROR
-    n_out = Y_all.shape[1]
-    if not clf:
-        K = 1
-    n_stats = 2 + n_out * K if clf else 2 + 2 * n_out
-    n_hist = 2 + n_out * K if clf else 2 + n_out
-    n_values = n_out * K if clf else n_out
-    is_hist = splitter == HIST
-    n_features = Xb.shape[0] if is_hist else data_n_features(Xf)
-    w = w_all[idx]
-    n_rows = idx.shape[0]
-    Y = np.empty((n_rows, n_out))
-    for p in range(n_rows):
-        for o in range(n_out):
-            Y[p, o] = Y_all[idx[p], o]
-    if max_depth < 0:
-        max_depth = 1 << 30
-    best_first = max_leaf_nodes > 0
 
-    feats = np.arange(n_features)
-    n_sort = n_rows if splitter == EXACT else (min(n_rows, SMALL_NODE) if is_hist else 0)
-    keys = np.empty(n_sort)
-    raw = np.empty(n_sort)
-    pos = np.empty(n_sort, np.int64)
-    vals = np.empty(n_rows if splitter == RANDOM else 0, np.float32)
-    counts = np.empty(MISSING_BIN + 1, np.int64)
-    ibuf = np.empty(n_rows, idx.dtype)
-    wbuf = np.empty(n_rows)
-    ybuf = np.empty((n_rows, n_out))
-    tot = np.empty(n_stats)
-    miss = np.zeros(n_stats)
-    cum = np.zeros(n_stats)
-    tmp = np.zeros(n_stats)
-    rec = np.empty(REC_SIZE)
-    # absolute error searches the rows themselves (per output ranks and Fenwick trees): no histograms
-    use_pool = is_hist and pool_slots > 0 and max_features >= n_features and not absolute
-    n_ae = n_rows if absolute else 0
-    ycol = np.empty((n_out, n_ae))
-    ae_ranks = np.empty((n_out, n_ae), np.int64)
-    ae_inv = np.empty((n_out, n_ae), np.int64)
-    ae_sorted = np.empty((n_out, n_ae))
-    ae_keys = np.empty(n_ae)
-    ae_fw = np.empty(n_ae + 1)
-    ae_fwy = np.empty(n_ae + 1)
-    ae_buf = np.empty(n_ae)
-    ae_pre = np.empty(n_ae)
-    ae_suf = np.empty(n_ae)
-    ae_left = np.empty(n_ae, np.bool_)
-    medians = np.empty(n_out)
-    n_pool = pool_slots if use_pool else 0
-    pool = np.empty((n_pool, n_features if use_pool else 0, MISSING_BIN + 1, n_hist))
-    scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_hist) if is_hist else (0, 0, n_hist))
-    free_slots = np.arange(n_pool)[::-1].copy()
-    n_free = n_pool
+_GROW_MULTI = {}
 
-    max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
-    if max_depth < 40:
-        max_leaves = min(max_leaves, 1 << max_depth)
-    cap = max(2 * max_leaves - 1, 1)
-    table = np.empty((cap, N_COLS))
-    values = np.empty((cap, n_values))
-    n_nodes = 0
-    n_leaves = 0
-    # frontier: (node, start, end, slot), its split record, its gain
-    fcap = 64
-    fr_int = np.empty((fcap, 4), np.int64)
-    fr_rec = np.empty((fcap, REC_SIZE))
-    fr_gain = np.empty(fcap)
-    n_front = 0
-    # pending creations: (start, end, depth, parent, is_left, slot, ready)
-    pend = np.empty((2, 7), np.int64)
-    pend_tot = np.empty((2, n_stats))
-    n_pend = 1
-    pend[0, 0] = 0
-    pend[0, 1] = n_rows
-    pend[0, 2] = 0
-    pend[0, 3] = -1
-    pend[0, 4] = 0
-    pend[0, 5] = -1
-    pend[0, 6] = 0
-    pend_tot[0, :] = 0.0
-    for p in range(n_rows):
-        _add(pend_tot[0], 1.0, w[p], Y, p, clf, n_out, K, criterion)
-    root_weight = pend_tot[0, 1]
 
-    # The node loop works on uncounted aliases (forestzoo._jit.borrow), as the single-output grower's
-    # does: every array argument an inlined helper binds would otherwise cost an atomic increment and
-    # decrement of its reference count, per node and feature in the small-node search.  The owners
-    # stay in use until keep_alive() at the end.
-    owners = (Xb, n_bins, edges, bin_bounds, idx, w, Y, rng, n_evals, feats, keys, raw, pos, vals, counts, ibuf,
-              wbuf, ybuf, tot, miss, cum, tmp, rec, ycol, ae_ranks, ae_inv, ae_sorted, ae_keys, ae_fw, ae_fwy,
-              ae_buf, ae_pre, ae_suf, ae_left, medians, pool, scratch, free_slots, table, values, pend, pend_tot)
-    Xf_own = Xf
-    Xb = borrow(Xb)
-    Xf = borrow_data(Xf)
-    n_bins = borrow(n_bins)
-    edges = borrow(edges)
-    bin_bounds = borrow(bin_bounds)
-    idx = borrow(idx)
-    w = borrow(w)
-    Y = borrow(Y)
-    rng = borrow(rng)
-    n_evals = borrow(n_evals)
-    feats = borrow(feats)
-    keys = borrow(keys)
-    raw = borrow(raw)
-    pos = borrow(pos)
-    vals = borrow(vals)
-    counts = borrow(counts)
-    ibuf = borrow(ibuf)
-    wbuf = borrow(wbuf)
-    ybuf = borrow(ybuf)
-    tot = borrow(tot)
-    miss = borrow(miss)
-    cum = borrow(cum)
-    tmp = borrow(tmp)
-    rec = borrow(rec)
-    ycol = borrow(ycol)
-    ae_ranks = borrow(ae_ranks)
-    ae_inv = borrow(ae_inv)
-    ae_sorted = borrow(ae_sorted)
-    ae_keys = borrow(ae_keys)
-    ae_fw = borrow(ae_fw)
-    ae_fwy = borrow(ae_fwy)
-    ae_buf = borrow(ae_buf)
-    ae_pre = borrow(ae_pre)
-    ae_suf = borrow(ae_suf)
-    ae_left = borrow(ae_left)
-    medians = borrow(medians)
-    pool = borrow(pool)
-    scratch = borrow(scratch)
-    free_slots = borrow(free_slots)
-    table = borrow(table)
-    values = borrow(values)
-    pend = borrow(pend)
-    pend_tot = borrow(pend_tot)
-    # codes kept in the column index alone: each row's position in idx, kept up to date by every partition
-    indexed = is_hist and Xb.shape[1] == 0
-    colbufs_own = column_setup(indexed, columns, row_ptr, idx, n_stats, indexed)
-    colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]), borrow(colbufs_own[3]),
-               borrow(colbufs_own[4]), borrow(colbufs_own[5]), borrow(colbufs_own[6]), borrow(colbufs_own[7]),
-               borrow(colbufs_own[8]), borrow(colbufs_own[9]), borrow(colbufs_own[10]), borrow(colbufs_own[11]),
-               borrow(colbufs_own[12]), borrow(colbufs_own[13]), borrow(colbufs_own[14]), borrow(colbufs_own[15]),
-               borrow(colbufs_own[16]))
-    row_pos = colbufs[3]
-    marks_own = np.zeros(n_features if indexed else 0, np.int32)
-    index_own = (dominant, row_ptr, row_feat, marks_own)
-    bufs = (keys, raw, pos, counts, vals, miss, cum, tmp, borrow(dominant), borrow(marks_own), borrow(row_ptr),
-            borrow(row_feat), colbufs)
-    no_codes = np.zeros(0, np.uint8)
+def _make_grow_multi(INDEXED):
+    """The multi-output grower for the closure constant ``INDEXED``: 1 reads the codes of a sparse ``X``
+    kept in the column index alone, 0 reads the code matrix (or raw values), and compiles none of the
+    index's reading (the tests on ``INDEXED`` are pruned, as :func:`.grower._make_grower`'s on its
+    constants)."""
 
-    while True:
-        for q in range(n_pend):
-            start = pend[q, 0]
-            end = pend[q, 1]
-            depth = pend[q, 2]
-            parent = pend[q, 3]
-            slot = pend[q, 5]
-            ready = pend[q, 6]
-            n = end - start
-            for k in range(n_stats):
-                tot[k] = pend_tot[q, k]
-            node = n_nodes
-            n_nodes += 1
-            n_leaves += 1
-            if parent >= 0:
-                table[parent, COL_LEFT if pend[q, 4] == 1 else COL_RIGHT] = node
-            if absolute:
-                wimp = _rank_outputs(Y, w, start, end, n_out, ycol, ae_ranks, ae_inv, ae_sorted, medians) / n_out
-            else:
-                wimp = weighted_impurity_multi(tot, criterion, n_out, K)
-            table[node, COL_LEFT] = -1
-            table[node, COL_RIGHT] = -1
-            table[node, COL_FEATURE] = -1
-            table[node, COL_THRESHOLD] = 0.0
-            table[node, COL_MISSING_LEFT] = 0
-            table[node, COL_DEPTH] = depth
-            table[node, COL_N_SAMPLES] = n
-            table[node, COL_WEIGHTED_N] = tot[1]
-            table[node, COL_IMPURITY] = wimp / tot[1]
-            table[node, COL_IMPROVEMENT] = 0.0
-            table[node, COL_OBLIQUE] = -1
-            if absolute:
-                for o in range(n_out):
-                    values[node, o] = medians[o]
-            else:
-                _node_value(tot, clf, n_out, K, values[node])
-            leaf = (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
-                    or tot[1] < 2.0 * min_weight_leaf or wimp / tot[1] <= _DBL_EPS)
-            gain = 0.0
-            if not leaf:
-                if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
-                    n_free -= 1
-                    slot = free_slots[n_free]
-                    ready = 0
+    def grow_multi(Xb, Xf, n_bins, edges, bin_bounds, Y_all, w_all, idx, K, criterion, splitter, max_features, max_depth,
+                   min_samples_split, min_samples_leaf, min_weight_leaf, min_impurity_decrease, max_leaf_nodes, rng,
+                   pool_slots, n_evals, dominant, row_ptr, row_feat, columns):
+        """Grow one multi-output tree; returns ``(node_table, values)`` (the layout of :mod:`.grower`).
+
+        ``Y_all`` is float64 ``(n_samples, n_outputs)``: class codes (``K`` the
+        largest number of classes) or targets (``K = 1``).  ``criterion`` is
+        GINI, ENTROPY, SQUARED_ERROR, POISSON or ABSOLUTE_ERROR; ``splitter`` HIST,
+        EXACT or RANDOM.
+        Other arguments as in :func:`.grower._make_grower`'s ``grow_tree``
+        (``max_depth`` and ``max_leaf_nodes`` -1 for none); ``pool_slots``
+        histogram buffers are kept for the sibling subtraction (hist splitter
+        with every feature a candidate, not absolute error; 0 disables).  Growth is depth-first, or
+        best-first (largest impurity decrease first) with ``max_leaf_nodes``.
+        ``Xb`` has no columns when the codes are kept in the column index alone: ``dominant``, ``row_ptr``,
+        ``row_feat`` and ``columns`` are then those of :func:`.binning.sparse_code_index` (not with absolute
+        error), else empty arrays and :data:`.builder._NO_COLUMNS`.
+        """
+        clf = criterion < SQUARED_ERROR
+        absolute = criterion == ABSOLUTE_ERROR
+        n_out = Y_all.shape[1]
+        if not clf:
+            K = 1
+        n_stats = 2 + n_out * K if clf else 2 + 2 * n_out
+        n_hist = 2 + n_out * K if clf else 2 + n_out
+        n_values = n_out * K if clf else n_out
+        is_hist = splitter == HIST
+        n_features = Xb.shape[0] if is_hist else data_n_features(Xf)
+        w = w_all[idx]
+        n_rows = idx.shape[0]
+        Y = np.empty((n_rows, n_out))
+        for p in range(n_rows):
+            for o in range(n_out):
+                Y[p, o] = Y_all[idx[p], o]
+        if max_depth < 0:
+            max_depth = 1 << 30
+        best_first = max_leaf_nodes > 0
+
+        feats = np.arange(n_features)
+        n_sort = n_rows if splitter == EXACT else (min(n_rows, SMALL_NODE) if is_hist else 0)
+        keys = np.empty(n_sort)
+        raw = np.empty(n_sort)
+        pos = np.empty(n_sort, np.int64)
+        vals = np.empty(n_rows if splitter == RANDOM else 0, np.float32)
+        counts = np.empty(MISSING_BIN + 1, np.int64)
+        ibuf = np.empty(n_rows, idx.dtype)
+        wbuf = np.empty(n_rows)
+        ybuf = np.empty((n_rows, n_out))
+        tot = np.empty(n_stats)
+        miss = np.zeros(n_stats)
+        cum = np.zeros(n_stats)
+        tmp = np.zeros(n_stats)
+        rec = np.empty(REC_SIZE)
+        # absolute error searches the rows themselves (per output ranks and Fenwick trees): no histograms
+        use_pool = is_hist and pool_slots > 0 and max_features >= n_features and not absolute
+        n_ae = n_rows if absolute else 0
+        ycol = np.empty((n_out, n_ae))
+        ae_ranks = np.empty((n_out, n_ae), np.int64)
+        ae_inv = np.empty((n_out, n_ae), np.int64)
+        ae_sorted = np.empty((n_out, n_ae))
+        ae_keys = np.empty(n_ae)
+        ae_fw = np.empty(n_ae + 1)
+        ae_fwy = np.empty(n_ae + 1)
+        ae_buf = np.empty(n_ae)
+        ae_pre = np.empty(n_ae)
+        ae_suf = np.empty(n_ae)
+        ae_left = np.empty(n_ae, np.bool_)
+        medians = np.empty(n_out)
+        n_pool = pool_slots if use_pool else 0
+        pool = np.empty((n_pool, n_features if use_pool else 0, MISSING_BIN + 1, n_hist))
+        scratch = np.empty((n_features if use_pool else 1, MISSING_BIN + 1, n_hist) if is_hist else (0, 0, n_hist))
+        free_slots = np.arange(n_pool)[::-1].copy()
+        n_free = n_pool
+
+        max_leaves = n_rows if max_leaf_nodes <= 0 else min(n_rows, max_leaf_nodes)
+        if max_depth < 40:
+            max_leaves = min(max_leaves, 1 << max_depth)
+        cap = max(2 * max_leaves - 1, 1)
+        table = np.empty((cap, N_COLS))
+        values = np.empty((cap, n_values))
+        n_nodes = 0
+        n_leaves = 0
+        # frontier: (node, start, end, slot), its split record, its gain
+        fcap = 64
+        fr_int = np.empty((fcap, 4), np.int64)
+        fr_rec = np.empty((fcap, REC_SIZE))
+        fr_gain = np.empty(fcap)
+        n_front = 0
+        # pending creations: (start, end, depth, parent, is_left, slot, ready)
+        pend = np.empty((2, 7), np.int64)
+        pend_tot = np.empty((2, n_stats))
+        n_pend = 1
+        pend[0, 0] = 0
+        pend[0, 1] = n_rows
+        pend[0, 2] = 0
+        pend[0, 3] = -1
+        pend[0, 4] = 0
+        pend[0, 5] = -1
+        pend[0, 6] = 0
+        pend_tot[0, :] = 0.0
+        for p in range(n_rows):
+            _add(pend_tot[0], 1.0, w[p], Y, p, clf, n_out, K, criterion)
+        root_weight = pend_tot[0, 1]
+
+        # The node loop works on uncounted aliases (forestzoo._jit.borrow), as the single-output grower's
+        # does: every array argument an inlined helper binds would otherwise cost an atomic increment and
+        # decrement of its reference count, per node and feature in the small-node search.  The owners
+        # stay in use until keep_alive() at the end.
+        owners = (Xb, n_bins, edges, bin_bounds, idx, w, Y, rng, n_evals, feats, keys, raw, pos, vals, counts, ibuf,
+                  wbuf, ybuf, tot, miss, cum, tmp, rec, ycol, ae_ranks, ae_inv, ae_sorted, ae_keys, ae_fw, ae_fwy,
+                  ae_buf, ae_pre, ae_suf, ae_left, medians, pool, scratch, free_slots, table, values, pend, pend_tot)
+        Xf_own = Xf
+        Xb = borrow(Xb)
+        Xf = borrow_data(Xf)
+        n_bins = borrow(n_bins)
+        edges = borrow(edges)
+        bin_bounds = borrow(bin_bounds)
+        idx = borrow(idx)
+        w = borrow(w)
+        Y = borrow(Y)
+        rng = borrow(rng)
+        n_evals = borrow(n_evals)
+        feats = borrow(feats)
+        keys = borrow(keys)
+        raw = borrow(raw)
+        pos = borrow(pos)
+        vals = borrow(vals)
+        counts = borrow(counts)
+        ibuf = borrow(ibuf)
+        wbuf = borrow(wbuf)
+        ybuf = borrow(ybuf)
+        tot = borrow(tot)
+        miss = borrow(miss)
+        cum = borrow(cum)
+        tmp = borrow(tmp)
+        rec = borrow(rec)
+        ycol = borrow(ycol)
+        ae_ranks = borrow(ae_ranks)
+        ae_inv = borrow(ae_inv)
+        ae_sorted = borrow(ae_sorted)
+        ae_keys = borrow(ae_keys)
+        ae_fw = borrow(ae_fw)
+        ae_fwy = borrow(ae_fwy)
+        ae_buf = borrow(ae_buf)
+        ae_pre = borrow(ae_pre)
+        ae_suf = borrow(ae_suf)
+        ae_left = borrow(ae_left)
+        medians = borrow(medians)
+        pool = borrow(pool)
+        scratch = borrow(scratch)
+        free_slots = borrow(free_slots)
+        table = borrow(table)
+        values = borrow(values)
+        pend = borrow(pend)
+        pend_tot = borrow(pend_tot)
+        # codes kept in the column index alone: each row's position in idx, kept up to date by every partition
+        if INDEXED:
+            if not is_hist or Xb.shape[1] != 0:
+                raise ValueError("the indexed multi-output grower reads hist codes kept in the column index alone")
+            colbufs_own = column_setup(True, columns, row_ptr, idx, n_stats, True)
+            colbufs = (borrow(colbufs_own[0]), borrow(colbufs_own[1]), borrow(colbufs_own[2]),
+                       borrow(colbufs_own[3]), borrow(colbufs_own[4]), borrow(colbufs_own[5]),
+                       borrow(colbufs_own[6]), borrow(colbufs_own[7]), borrow(colbufs_own[8]),
+                       borrow(colbufs_own[9]), borrow(colbufs_own[10]), borrow(colbufs_own[11]),
+                       borrow(colbufs_own[12]), borrow(colbufs_own[13]), borrow(colbufs_own[14]),
+                       borrow(colbufs_own[15]), borrow(colbufs_own[16]))
+            row_pos = colbufs[3]
+            marks_own = np.zeros(n_features, np.int32)
+        else:
+            colbufs_own = ()
+            colbufs = ()
+            row_pos = np.zeros(0, np.int64)
+            marks_own = np.zeros(0, np.int32)
+        index_own = (dominant, row_ptr, row_feat, marks_own)
+        bufs = (keys, raw, pos, counts, vals, miss, cum, tmp, borrow(dominant), borrow(marks_own), borrow(row_ptr),
+                borrow(row_feat), colbufs)
+        no_codes = np.zeros(0, np.uint8)
+
+        while True:
+            for q in range(n_pend):
+                start = pend[q, 0]
+                end = pend[q, 1]
+                depth = pend[q, 2]
+                parent = pend[q, 3]
+                slot = pend[q, 5]
+                ready = pend[q, 6]
+                n = end - start
+                for k in range(n_stats):
+                    tot[k] = pend_tot[q, k]
+                node = n_nodes
+                n_nodes += 1
+                n_leaves += 1
+                if parent >= 0:
+                    table[parent, COL_LEFT if pend[q, 4] == 1 else COL_RIGHT] = node
                 if absolute:
-                    _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, tot, max_features,
-                                     min_samples_leaf, min_weight_leaf, feats, rng, ae_ranks, ae_inv, ae_sorted,
-                                     ae_keys, ae_fw, ae_fwy, ae_buf, ae_pre, ae_suf, ae_left, rec, n_evals)
+                    wimp = _rank_outputs(Y, w, start, end, n_out, ycol, ae_ranks, ae_inv, ae_sorted, medians) / n_out
                 else:
-                    _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
-                            max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1,
-                            scratch, bufs, rec, n_evals)
-                gain = wimp - rec[REC_COST]
-                leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
-            if leaf:
-                if slot >= 0:
+                    wimp = weighted_impurity_multi(tot, criterion, n_out, K)
+                table[node, COL_LEFT] = -1
+                table[node, COL_RIGHT] = -1
+                table[node, COL_FEATURE] = -1
+                table[node, COL_THRESHOLD] = 0.0
+                table[node, COL_MISSING_LEFT] = 0
+                table[node, COL_DEPTH] = depth
+                table[node, COL_N_SAMPLES] = n
+                table[node, COL_WEIGHTED_N] = tot[1]
+                table[node, COL_IMPURITY] = wimp / tot[1]
+                table[node, COL_IMPROVEMENT] = 0.0
+                table[node, COL_OBLIQUE] = -1
+                if absolute:
+                    for o in range(n_out):
+                        values[node, o] = medians[o]
+                else:
+                    _node_value(tot, clf, n_out, K, values[node])
+                leaf = (depth >= max_depth or n < min_samples_split or n < 2 * min_samples_leaf
+                        or tot[1] < 2.0 * min_weight_leaf or wimp / tot[1] <= _DBL_EPS)
+                gain = 0.0
+                if not leaf:
+                    if use_pool and slot < 0 and n >= SMALL_NODE and n_free > 0:
+                        n_free -= 1
+                        slot = free_slots[n_free]
+                        ready = 0
+                    if absolute:
+                        _search_absolute(Xb, Xf, edges, idx, start, end, w, ycol, n_out, splitter, tot, max_features,
+                                         min_samples_leaf, min_weight_leaf, feats, rng, ae_ranks, ae_inv, ae_sorted,
+                                         ae_keys, ae_fw, ae_fwy, ae_buf, ae_pre, ae_suf, ae_left, rec, n_evals)
+                    else:
+                        _search(Xb, Xf, n_bins, edges, idx, start, end, w, Y, clf, n_out, K, criterion, splitter, tot,
+                                max_features, min_samples_leaf, min_weight_leaf, feats, rng, pool, slot, ready == 1,
+                                scratch, bufs, rec, n_evals, INDEXED)
+                    gain = wimp - rec[REC_COST]
+                    leaf = rec[REC_COST] == np.inf or gain / root_weight < min_impurity_decrease - 1e-12
+                if leaf:
+                    if slot >= 0:
+                        free_slots[n_free] = slot
+                        n_free += 1
+                    continue
+                if n_front == fcap:
+                    fr_int2 = np.empty((2 * fcap, 4), np.int64)
+                    fr_rec2 = np.empty((2 * fcap, REC_SIZE))
+                    fr_gain2 = np.empty(2 * fcap)
+                    fr_int2[:fcap] = fr_int
+                    fr_rec2[:fcap] = fr_rec
+                    fr_gain2[:fcap] = fr_gain
+                    fr_int, fr_rec, fr_gain = fr_int2, fr_rec2, fr_gain2
+                    fcap *= 2
+                fr_int[n_front, 0] = node
+                fr_int[n_front, 1] = start
+                fr_int[n_front, 2] = end
+                fr_int[n_front, 3] = slot
+                for k in range(REC_SIZE):
+                    fr_rec[n_front, k] = rec[k]
+                fr_gain[n_front] = gain
+                n_front += 1
+            n_pend = 0
+            if n_front == 0 or (best_first and n_leaves >= max_leaf_nodes):
+                break
+            e = n_front - 1
+            if best_first:
+                for q in range(n_front - 1):
+                    if fr_gain[q] > fr_gain[e]:
+                        e = q
+            node = fr_int[e, 0]
+            start = fr_int[e, 1]
+            end = fr_int[e, 2]
+            slot = fr_int[e, 3]
+            for k in range(REC_SIZE):
+                rec[k] = fr_rec[e, k]
+            gain = fr_gain[e]
+            if e != n_front - 1:
+                for k in range(4):
+                    fr_int[e, k] = fr_int[n_front - 1, k]
+                for k in range(REC_SIZE):
+                    fr_rec[e, k] = fr_rec[n_front - 1, k]
+                fr_gain[e] = fr_gain[n_front - 1]
+            n_front -= 1
+
+            feature = int(rec[REC_FEATURE])
+            ml = rec[REC_MISSING_LEFT] > 0.5
+            codes = no_codes
+            if splitter == HIST:
+                codes = Xb[feature]
+                if INDEXED:
+                    codes = node_codes(feature, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, start, end,
+                                       dominant[feature], colbufs[14], colbufs[15], colbufs[16])
+            n_left, least_right = _partition(codes, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]),
+                                             rec[REC_THRESHOLD], ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion,
+                                             pend_tot[0], pend_tot[1])
+            if INDEXED:
+                for p in range(start, end):
+                    row_pos[idx[p]] = p
+            mid = start + n_left
+            table[node, COL_FEATURE] = feature
+            threshold = rec[REC_THRESHOLD]
+            if splitter == HIST:  # halfway between the values on the two sides (binning.split_threshold)
+                threshold = split_threshold(bin_bounds, edges, feature, int(rec[REC_BIN]), least_right, threshold)
+            table[node, COL_THRESHOLD] = threshold
+            table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
+            table[node, COL_IMPROVEMENT] = gain
+            n_leaves -= 1
+            depth = int(table[node, COL_DEPTH]) + 1
+
+            # sibling subtraction: the smaller child's histograms are built, the larger's are parent - smaller
+            left_slot = -1
+            right_slot = -1
+            left_ready = 0
+            right_ready = 0
+            if slot >= 0:
+                n_right = end - mid
+                small_left = n_left <= n_right
+                s_start, s_end = (start, mid) if small_left else (mid, end)
+                n_small = s_end - s_start
+                n_large = (end - start) - n_small
+                if n_large >= SMALL_NODE and depth < max_depth and n_large >= min_samples_split:
+                    s_slot = -1
+                    if n_small >= SMALL_NODE and n_free > 0:
+                        n_free -= 1
+                        s_slot = free_slots[n_free]
+                    target = pool[s_slot] if s_slot >= 0 else scratch
+                    for f in range(n_features):
+                        codes = Xb[f]
+                        if INDEXED:
+                            codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, s_start, s_end,
+                                               dominant[f], colbufs[14], colbufs[15], colbufs[16])
+                        _build_histogram(codes, idx, s_start, s_end, w, Y, clf, n_out, K, n_bins[f], target[f])
+                    n_evals[0] += n_small * n_features
+                    _subtract_histograms(pool[slot], target, n_bins)
+                    if small_left:
+                        left_slot, right_slot = s_slot, slot
+                    else:
+                        left_slot, right_slot = slot, s_slot
+                    left_ready = 1 if left_slot >= 0 else 0
+                    right_ready = 1 if right_slot >= 0 else 0
+                else:
                     free_slots[n_free] = slot
                     n_free += 1
-                continue
-            if n_front == fcap:
-                fr_int2 = np.empty((2 * fcap, 4), np.int64)
-                fr_rec2 = np.empty((2 * fcap, REC_SIZE))
-                fr_gain2 = np.empty(2 * fcap)
-                fr_int2[:fcap] = fr_int
-                fr_rec2[:fcap] = fr_rec
-                fr_gain2[:fcap] = fr_gain
-                fr_int, fr_rec, fr_gain = fr_int2, fr_rec2, fr_gain2
-                fcap *= 2
-            fr_int[n_front, 0] = node
-            fr_int[n_front, 1] = start
-            fr_int[n_front, 2] = end
-            fr_int[n_front, 3] = slot
-            for k in range(REC_SIZE):
-                fr_rec[n_front, k] = rec[k]
-            fr_gain[n_front] = gain
-            n_front += 1
-        n_pend = 0
-        if n_front == 0 or (best_first and n_leaves >= max_leaf_nodes):
-            break
-        e = n_front - 1
-        if best_first:
-            for q in range(n_front - 1):
-                if fr_gain[q] > fr_gain[e]:
-                    e = q
-        node = fr_int[e, 0]
-        start = fr_int[e, 1]
-        end = fr_int[e, 2]
-        slot = fr_int[e, 3]
-        for k in range(REC_SIZE):
-            rec[k] = fr_rec[e, k]
-        gain = fr_gain[e]
-        if e != n_front - 1:
-            for k in range(4):
-                fr_int[e, k] = fr_int[n_front - 1, k]
-            for k in range(REC_SIZE):
-                fr_rec[e, k] = fr_rec[n_front - 1, k]
-            fr_gain[e] = fr_gain[n_front - 1]
-        n_front -= 1
+            pend[0, 0] = start
+            pend[0, 1] = mid
+            pend[0, 2] = depth
+            pend[0, 3] = node
+            pend[0, 4] = 1
+            pend[0, 5] = left_slot
+            pend[0, 6] = left_ready
+            pend[1, 0] = mid
+            pend[1, 1] = end
+            pend[1, 2] = depth
+            pend[1, 3] = node
+            pend[1, 4] = 0
+            pend[1, 5] = right_slot
+            pend[1, 6] = right_ready
+            n_pend = 2
+        out_table = table[:n_nodes].copy()
+        out_values = values[:n_nodes].copy()
+        keep_alive((owners, Xf_own, colbufs_own, index_own))
+        return out_table, out_values
 
-        feature = int(rec[REC_FEATURE])
-        ml = rec[REC_MISSING_LEFT] > 0.5
-        codes = no_codes
-        if splitter == HIST:
-            codes = Xb[feature]
-            if indexed:
-                codes = node_codes(feature, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, start, end,
-                                   dominant[feature], colbufs[14], colbufs[15], colbufs[16])
-        n_left, least_right = _partition(codes, Xf, splitter, idx, w, Y, start, end, feature, int(rec[REC_BIN]),
-                                         rec[REC_THRESHOLD], ml, ibuf, wbuf, ybuf, clf, n_out, K, criterion,
-                                         pend_tot[0], pend_tot[1])
-        if indexed:
-            for p in range(start, end):
-                row_pos[idx[p]] = p
-        mid = start + n_left
-        table[node, COL_FEATURE] = feature
-        threshold = rec[REC_THRESHOLD]
-        if splitter == HIST:  # halfway between the values on the two sides (binning.split_threshold)
-            threshold = split_threshold(bin_bounds, edges, feature, int(rec[REC_BIN]), least_right, threshold)
-        table[node, COL_THRESHOLD] = threshold
-        table[node, COL_MISSING_LEFT] = 1.0 if ml else 0.0
-        table[node, COL_IMPROVEMENT] = gain
-        n_leaves -= 1
-        depth = int(table[node, COL_DEPTH]) + 1
-
-        # sibling subtraction: the smaller child's histograms are built, the larger's are parent - smaller
-        left_slot = -1
-        right_slot = -1
-        left_ready = 0
-        right_ready = 0
-        if slot >= 0:
-            n_right = end - mid
-            small_left = n_left <= n_right
-            s_start, s_end = (start, mid) if small_left else (mid, end)
-            n_small = s_end - s_start
-            n_large = (end - start) - n_small
-            if n_large >= SMALL_NODE and depth < max_depth and n_large >= min_samples_split:
-                s_slot = -1
-                if n_small >= SMALL_NODE and n_free > 0:
-                    n_free -= 1
-                    s_slot = free_slots[n_free]
-                target = pool[s_slot] if s_slot >= 0 else scratch
-                for f in range(n_features):
-                    codes = Xb[f]
-                    if indexed:
-                        codes = node_codes(f, colbufs[0], colbufs[1], colbufs[2], row_pos, idx, s_start, s_end,
-                                           dominant[f], colbufs[14], colbufs[15], colbufs[16])
-                    _build_histogram(codes, idx, s_start, s_end, w, Y, clf, n_out, K, n_bins[f], target[f])
-                n_evals[0] += n_small * n_features
-                _subtract_histograms(pool[slot], target, n_bins)
-                if small_left:
-                    left_slot, right_slot = s_slot, slot
-                else:
-                    left_slot, right_slot = slot, s_slot
-                left_ready = 1 if left_slot >= 0 else 0
-                right_ready = 1 if right_slot >= 0 else 0
-            else:
-                free_slots[n_free] = slot
-                n_free += 1
-        pend[0, 0] = start
-        pend[0, 1] = mid
-        pend[0, 2] = depth
-        pend[0, 3] = node
-        pend[0, 4] = 1
-        pend[0, 5] = left_slot
-        pend[0, 6] = left_ready
-        pend[1, 0] = mid
-        pend[1, 1] = end
-        pend[1, 2] = depth
-        pend[1, 3] = node
-        pend[1, 4] = 0
-        pend[1, 5] = right_slot
-        pend[1, 6] = right_ready
-        n_pend = 2
-    out_table = table[:n_nodes].copy()
-    out_values = values[:n_nodes].copy()
-    keep_alive((owners, Xf_own, colbufs_own, index_own))
-    return out_table, out_values
+    grow_multi.__qualname__ = "grow_multi" + ("_indexed" if INDEXED else "")
+    return njit(grow_multi)
