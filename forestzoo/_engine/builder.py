@@ -88,6 +88,11 @@ class TrainingData:
         """Whether the codes are kept in the column index alone (a sparse ``X``; ``Xb`` has no columns)."""
         return self.splitter == HIST and self.Xb.shape[1] == 0 and self.row_ptr is not None and self.row_ptr.size > 1
 
+    def index_read_rowwise(self):
+        """Whether a grower that reads codes row by row (regression, multi-output ``y``) reads them from the
+        column index: codes kept there alone, and a code matrix of at least ``INDEXED_READ_MIN_CELLS`` cells."""
+        return self.indexed_only and self.n_features * (self.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS
+
     def columns(self):
         """The column index of the row-wise index and the code rows kept apart
         (``(col_ptr, col_rows, col_codes, row_code, dense_row, Xd)``, see
@@ -424,10 +429,8 @@ def grow(data, target, weights, params, seed, *, node_model=None, workspace=None
     # grower when the code matrix would be large (INDEXED_READ_MIN_CELLS); the absolute-error grower,
     # node models and the other cases read the code matrix
     indexed = data.indexed_only and node_model is None and not absolute_error
-    if indexed and regression:
-        indexed = data.n_features * (data.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS
-    elif indexed:
-        indexed = integral_weights(weights)
+    if indexed:
+        indexed = data.index_read_rowwise() if regression else integral_weights(weights)
     # what a hist grower reads of the column index (see grower_for's ``columns``): the classification
     # grower searches sparse columns from it, the regression one reads codes kept there alone
     columns = has_index and data.splitter == HIST and node_model is None and (indexed or not regression)
@@ -506,11 +509,10 @@ def _grow_multi(data, target, weights, params, seed):
     n_evals = np.zeros(1, np.int64)
     # codes kept in the column index alone are read from it once the code matrix would be large (as the
     # regression grower reads them: INDEXED_READ_MIN_CELLS); absolute error reads the code matrix
-    indexed = (data.indexed_only and crit != ABSOLUTE_ERROR
-               and data.n_features * (data.row_ptr.shape[0] - 1) >= INDEXED_READ_MIN_CELLS)
+    indexed = crit != ABSOLUTE_ERROR and data.index_read_rowwise()
     table, values = grow_multi_for(indexed)(
-        data.Xb if indexed else data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data), np.ascontiguousarray(target.Y, dtype=np.float64),
-        weights, idx, K,
+        data.Xb if indexed else data.codes(), data.Xf, data.n_bins, data.edges, _bounds_of(data),
+        np.ascontiguousarray(target.Y, dtype=np.float64), weights, idx, K,
         crit, data.splitter, n_candidates, -1 if params.max_depth is None else int(params.max_depth),
         int(params.min_samples_split), int(params.min_samples_leaf),
         float(params.min_weight_fraction_leaf) * weights.sum(), float(params.min_impurity_decrease),

@@ -191,11 +191,9 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
     # sparse data: the features no row of the node holds a non-dominant code of are constant here
     use_marks = marks.shape[0] > 0
     n_touched = 0
-    if cols == 2:
-        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-            sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
-        n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, row_code, marks, touched, ent_off,
-                                        ent_pos, ent_code, np.bool_(True))
+    if cols == 2:  # (colbufs: see splitters.hist.column_setup)
+        n_touched = gather_node_entries(idx, start, end, row_ptr, row_feat, colbufs[4], marks, colbufs[5],
+                                        colbufs[6], colbufs[7], colbufs[8], np.bool_(True))
     elif use_marks:
         _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(1))
     n_valid = 0
@@ -208,18 +206,14 @@ def search_small_reg(Xb, edges, idx, start, end, w, yk, yr, tot, criterion, max_
         cst, lo, hi = mono_of(mono, f)
         codes = Xb[f]
         if cols == 2:
-            col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-                sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
-            codes = entry_codes(f, idx, start, end, dominant[f], ent_pos, ent_code, ent_off[f] - marks[f], ent_off[f],
-                                dense_row, Xd, row_codes)
+            codes = entry_codes(f, idx, start, end, dominant[f], colbufs[7], colbufs[8], colbufs[6][f] - marks[f],
+                                colbufs[6][f], colbufs[14], colbufs[15], colbufs[16])
         if split_small_reg(f, codes, idx, start, end, w, yk, yr, edges, tot, min_samples_leaf, min_weight_leaf,
                            criterion, keys, samples, miss, counts, cum, tmp, rec, cst, lo, hi):
             n_valid += 1
         n_evals[0] += n
     if cols == 2:
-        col_ptr, col_rows, col_codes, row_pos, row_code, touched, ent_off, ent_pos, ent_code, sort_code, \
-            sort_pos, groups, group_code, hits, dense_row, Xd, row_codes = colbufs
-        clear_node_entries(marks, touched, n_touched)
+        clear_node_entries(marks, colbufs[5], n_touched)
     elif use_marks:
         _mark_features(idx, start, end, row_ptr, row_feat, marks, np.int32(0))
 
