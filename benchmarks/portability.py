@@ -7,10 +7,13 @@ last bits, and a tree that thresholds those values may then grow differently.  N
 for the host CPU unless ``NUMBA_CPU_NAME`` says otherwise.
 
 Each setting of the matrix runs in its own subprocess with its own environment: "no setting"
-removes ``OPENBLAS_CORETYPE`` and ``NUMBA_CPU_NAME`` (OpenBLAS and Numba choose for the CPU),
-the others set one variable.  The kernel that actually ran is read back with
-``threadpoolctl.threadpool_info()`` inside that subprocess, after the work: OpenBLAS may refuse
-a kernel the CPU cannot run (SkylakeX needs AVX-512) and fall back to another one.
+removes ``OPENBLAS_CORETYPE``, ``NUMBA_CPU_NAME`` and ``NPY_DISABLE_CPU_FEATURES`` (OpenBLAS, Numba
+and numpy choose for the CPU), the others set one variable, and "avx2" sets all three so that an
+AVX-512 host computes as a CPU without AVX-512 does (OpenBLAS's Haswell kernels, Numba's haswell
+target, numpy's AVX2 loops, whose ``exp`` and ``log`` round differently from the AVX-512 ones).  The
+kernel that actually ran is read back with ``threadpoolctl.threadpool_info()`` inside that
+subprocess, after the work: OpenBLAS may refuse a kernel the CPU cannot run (SkylakeX needs
+AVX-512) and fall back to another one.
 
     python benchmarks/portability.py                  # the test files of the BLAS-using families
     python benchmarks/portability.py --all            # the whole suite
@@ -45,7 +48,11 @@ BLAS_TESTS = [
 ]
 
 #: Variables a setting may set; "no setting" removes them all.
-CONTROLLED = ("OPENBLAS_CORETYPE", "NUMBA_CPU_NAME")
+CONTROLLED = ("OPENBLAS_CORETYPE", "NUMBA_CPU_NAME", "NPY_DISABLE_CPU_FEATURES")
+
+#: numpy's AVX-512 dispatch targets (numpy 2.x names; names a build does not know are ignored).  With them
+#: disabled, numpy's ufuncs (``np.exp``, ``np.log``, ...) take the paths they take on an AVX2 CPU.
+NUMPY_AVX512 = "X86_V4 AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL AVX512_SPR"
 
 #: name -> (label, variables to set).  NUMBA_CPU_NAME=generic gets its own Numba cache (below).
 SETTINGS = {
@@ -56,6 +63,10 @@ SETTINGS = {
     "Sandybridge": ("OPENBLAS_CORETYPE=Sandybridge", {"OPENBLAS_CORETYPE": "Sandybridge"}),
     "Zen": ("OPENBLAS_CORETYPE=Zen", {"OPENBLAS_CORETYPE": "Zen"}),
     "generic": ("NUMBA_CPU_NAME=generic", {"NUMBA_CPU_NAME": "generic"}),
+    # an AVX2 CPU (Intel Haswell and later without AVX-512, AMD Zen 1-3) emulated on an AVX-512 one: all three
+    # libraries take the paths they take there
+    "avx2": ("AVX2 emulated (OpenBLAS Haswell, Numba haswell, numpy without AVX-512)",
+             {"OPENBLAS_CORETYPE": "Haswell", "NUMBA_CPU_NAME": "haswell", "NPY_DISABLE_CPU_FEATURES": NUMPY_AVX512}),
 }
 
 #: Estimator variants fitted besides the registry's defaults: the stochastic (SDT) splitter.
@@ -93,9 +104,21 @@ def runtime_info():
         "blas": blas,
         "numba_cpu_name": numba.config.CPU_NAME or binding.get_host_cpu_name(),
         "host_cpu": binding.get_host_cpu_name(),
+        "numpy_simd": numpy_simd(),
         "forestzoo": forestzoo.__file__,
         "env": {var: os.environ.get(var) for var in CONTROLLED + ("NUMBA_CACHE_DIR",)},
     }
+
+
+def numpy_simd():
+    """numpy's highest x86-64 level whose dispatched loops run here (``X86_V4`` = AVX-512), or ``?``."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return "?"
+    levels = [lv for lv in ("X86_V4", "X86_V3", "X86_V2") if __cpu_features__.get(lv)
+              and (lv in __cpu_dispatch__ or lv == "X86_V2")]
+    return levels[0] if levels else "?"
 
 
 def kernel_label(info):
@@ -221,7 +244,7 @@ def _run_child(args, env, log):
 
 def _describe_unset(base):
     was_set = [f"{var}={base[var]}" for var in CONTROLLED if var in base]
-    return f"(removed: {', '.join(was_set)})" if was_set else "(neither variable set)"
+    return f"(removed: {', '.join(was_set)})" if was_set else "(none of the variables set)"
 
 
 def run_tests(settings, pytest_args, workdir):
@@ -242,7 +265,8 @@ def run_tests(settings, pytest_args, workdir):
         failing = sorted(k for k, v in result["outcomes"].items() if v in ("failed", "error"))
         runtime = result["runtime"] or {"blas": [], "numba_cpu_name": "?"}
         rows.append({"setting": label, "kernel": kernel_label(runtime) if result["runtime"] else "?",
-                     "numba_cpu": runtime["numba_cpu_name"], "seconds": result["seconds"],
+                     "numba_cpu": runtime["numba_cpu_name"], "numpy_simd": runtime.get("numpy_simd", "?"),
+                     "seconds": result["seconds"],
                      "counts": counts, "failing": failing, "died": result["died"]})
         print(f"   kernel {rows[-1]['kernel']}, {counts}, {result['seconds']:.0f} s"
               + (f", {result['died']}" if result["died"] else ""), flush=True)
@@ -279,12 +303,13 @@ def _partial_result(out, code):
 
 def print_test_table(rows, base):
     print()
-    print(f"| setting | BLAS kernel that ran | Numba CPU | passed | failed | errors | skipped | xfailed | failing tests |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| setting | BLAS kernel that ran | Numba CPU | numpy SIMD | passed | failed | errors | skipped | xfailed "
+          "| failing tests |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         c = row["counts"]
         setting = row["setting"] + (" " + _describe_unset(base) if row["setting"] == "no setting" else "")
-        print(f"| {setting} | {row['kernel']} | {row['numba_cpu']} | {c.get('passed', 0)} | {c.get('failed', 0)} | "
+        print(f"| {setting} | {row['kernel']} | {row['numba_cpu']} | {row['numpy_simd']} | {c.get('passed', 0)} | {c.get('failed', 0)} | "
               f"{c.get('error', 0)} | {c.get('skipped', 0)} | {c.get('xfailed', 0)} | "
               f"{'<br>'.join(row['failing'] + ([row['died']] if row['died'] else [])) or '-'} |")
 
@@ -367,7 +392,7 @@ def reproducibility_markdown(runs):
                 cells.append(f"differs ({cell[1]:.1e}{extra})")
         lines.append(f"| {est} | " + " | ".join(cells) + " |")
     kernels = [f"- {label}: BLAS kernel {kernel_label(meta['runtime'])}, Numba CPU "
-               f"{meta['runtime']['numba_cpu_name']}" + (f"; the process was {meta['died']}" if meta.get("died") else "")
+               f"{meta['runtime']['numba_cpu_name']}, numpy SIMD {meta['runtime'].get('numpy_simd', '?')}" + (f"; the process was {meta['died']}" if meta.get("died") else "")
                for label, arrays, meta in runs if meta and meta.get("runtime")]
     header = (f"Reference: {ref_label} (BLAS kernel {kernel_label(runs[0][2]['runtime'])}, host CPU "
               f"{runs[0][2]['runtime']['host_cpu']}).  Cells: identical (every output bit for bit) or "

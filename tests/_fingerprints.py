@@ -49,10 +49,11 @@ def outputs(model, X):
 
 
 def engine_cases():
-    """``name -> (estimator, X, y, fit kwargs)`` over the grower's paths (trees and forests, no BLAS)."""
+    """``name -> (estimator, X, y, fit kwargs)`` over the grower's paths (trees, forests, boosting; no BLAS)."""
     from forestzoo import (
-        DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier, ExtraTreesRegressor,
-        GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier, RandomForestRegressor,
+        AdaBoostClassifier, AdaBoostRegressor, DecisionTreeClassifier, DecisionTreeRegressor, ExtraTreesClassifier,
+        ExtraTreesRegressor, GradientBoostingClassifier, GradientBoostingRegressor, RandomForestClassifier,
+        RandomForestRegressor,
     )
 
     rng = np.random.RandomState(0)
@@ -95,4 +96,7 @@ def engine_cases():
     cases["RF-ccp"] = (RandomForestClassifier(n_estimators=4, ccp_alpha=0.01, random_state=0), X, y_clf, {})
     cases["GBT"] = (GradientBoostingClassifier(n_estimators=20, random_state=0), X, y_clf, {})
     cases["GBR"] = (GradientBoostingRegressor(n_estimators=20, random_state=0), X, y_reg, {})
+    # SAMME's and AdaBoost.R2's weights and estimator weights take exp and log from the C library
+    cases["ADA"] = (AdaBoostClassifier(n_estimators=15, random_state=0), X, y_clf, {})
+    cases["ADAR"] = (AdaBoostRegressor(n_estimators=15, random_state=0), X, y_reg, {})
     return cases

@@ -2,15 +2,16 @@
 
 ``engine_fingerprints.json`` holds, for each case of
 :func:`_fingerprints.engine_cases` (every splitter and criterion, best-first
-growth, sample weights, NaN, monotonic constraints, pruning, boosting), the
-SHA-256 of the model's outputs as the engine computed them before it was
-specialised per split kernel.  A change that alters a model for a fixed
+growth, sample weights, NaN, monotonic constraints, pruning, gradient boosting
+and AdaBoost), the SHA-256 of the model's outputs.  A change that alters a model for a fixed
 ``random_state`` fails here; if the change is meant (a documented bug fix),
 regenerate the file with ``python benchmarks/model_hashes.py --engine-only
 --out tests/engine_fingerprints.json`` and say why in the commit.
 
-These cases call no BLAS or LAPACK routine, so their bytes do not depend on
-the OpenBLAS kernel or on Numba's target CPU (docs/portability.md); the
+These cases call no BLAS or LAPACK routine and take ``exp`` and ``log`` from
+the C library, so their bytes do not depend on the OpenBLAS kernel, on Numba's
+target CPU or on numpy's SIMD loops, and the same file holds across x86-64 CPUs
+(docs/portability.md lists the CPUs and settings measured); the
 multi-class gradient boosting case is fingerprinted by its scores, not by its
 probabilities, which numpy's ``exp`` computes (see :func:`_fingerprints.outputs`).
 """
