@@ -107,13 +107,16 @@ def test_prediction_walks_many_dense_blocks(monkeypatch):
 
 
 def test_apply_csr_walks_every_row_as_its_dense_row():
-    """The CSR walker against the dense walker: row counts not a multiple of 8, NaN, explicit
-    zeros, duplicate entries (summed), unsorted indices, fewer rows than its eight lanes, a one-leaf
-    tree; its scratch buffer comes back zeroed."""
-    from forestzoo._engine.api import apply_csr, csr_arrays
+    """Both CSR walkers against the dense walker: row counts not a multiple of 8, NaN (in feature 0
+    too, at a leaf), explicit zeros, duplicate entries (summed), unsorted indices, fewer rows than
+    the eight lanes, a one-leaf tree, a best-first tree (not in preorder, so only the eight lanes
+    walk it); the scratch buffer comes back zeroed."""
+    from forestzoo._engine.api import apply_csr, apply_csr_preorder, csr_arrays, csr_walker
 
     X, y = _data(9, n=203)
+    X[[3, 50, 51], 0] = np.nan
     tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    best_first = DecisionTreeClassifier(max_leaf_nodes=12, random_state=0).fit(X, y).tree_
     csr = sp.csr_matrix(X)
     # the same matrix with every stored value split into two entries, each row's entries reversed
     data, indices, indptr = [], [], [0]
@@ -126,14 +129,18 @@ def test_apply_csr_walks_every_row_as_its_dense_row():
     assert dup.nnz == 2 * csr.nnz
     stump = DecisionTreeClassifier().fit(X, np.zeros(X.shape[0], dtype=int)).tree_  # the root is a leaf
     assert stump.node_count == 1
+    assert tree.preorder and stump.preorder and not best_first.preorder
+    assert csr_walker(tree) is apply_csr_preorder and csr_walker(best_first) is apply_csr
     cases = [(csr, X), (dup, X)] + [(sp.csr_matrix(X[:m]), X[:m]) for m in (0, 1, 5, 8, 9, 17)]
-    for t in (tree, stump):
-        for Xs, dense in cases:
-            buf = np.zeros((8, X.shape[1]), dtype=np.float32)
-            out = np.full(Xs.shape[0], -1, dtype=np.intp)
-            apply_csr(*csr_arrays(Xs), t.compact, buf, out)
-            assert_array_equal(out, t.apply(np.ascontiguousarray(dense, dtype=np.float32)))
-            assert not buf.any()
+    for t, walkers in ((tree, (apply_csr, apply_csr_preorder)), (stump, (apply_csr, apply_csr_preorder)),
+                       (best_first, (apply_csr,))):
+        for walk in walkers:
+            for Xs, dense in cases:
+                buf = np.zeros((8, X.shape[1]), dtype=np.float32)
+                out = np.full(Xs.shape[0], -1, dtype=np.intp)
+                walk(*csr_arrays(Xs), t.compact, buf, out)
+                assert_array_equal(out, t.apply(np.ascontiguousarray(dense, dtype=np.float32)))
+                assert not buf.any()
 
 
 def test_forest_predicts_sparse_rows_across_threads_and_leaf_value_trees():

@@ -26,8 +26,8 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, apply_by_branch, apply_csr, csr_arrays, dense_row_blocks, grow,
-    prepare_data, walk_by_branch, walks_csr,
+    add_leaf_rows, add_leaf_values, apply_by_branch, csr_arrays, csr_walker, dense_row_blocks, grow, prepare_data,
+    walk_by_branch, walks_csr,
 )
 from .._parallel import Parallel
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, check_warm_start_features
@@ -361,6 +361,7 @@ class BaseForest(EngineEstimator):
 
         compact = [t.compact for t in trees]  # derived once, before the threads start
         csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
+        walkers = [csr_walker(t) for t in trees] if csr is not None else None
         by_branch = [not issparse(X) and walk_by_branch(t, X) for t in trees]
 
         walks = X.shape[0] * len(trees)  # the leaves of every row in every tree, kept when shared out by trees
@@ -371,7 +372,7 @@ class BaseForest(EngineEstimator):
             def walk(first, stop):
                 buf = np.zeros((8, X.shape[1]), dtype=np.float32)
                 for j in range(first, stop):
-                    apply_csr(*csr, compact[j], buf, leaves[j])
+                    walkers[j](*csr, compact[j], buf, leaves[j])
 
             cuts = np.linspace(0, len(trees), min(n_jobs, len(trees)) + 1).astype(np.intp)
             Parallel(n_jobs=len(cuts) - 1, require="sharedmem")(
@@ -386,8 +387,8 @@ class BaseForest(EngineEstimator):
                 block = out[start:stop]
                 leaves = np.empty(stop - start, dtype=np.intp)
                 buf = np.zeros((8, X.shape[1]), dtype=np.float32)
-                for t, c in zip(trees, compact):
-                    apply_csr(csr[0][start:stop + 1], csr[1], csr[2], c, buf, leaves)
+                for t, c, walker in zip(trees, compact, walkers):
+                    walker(csr[0][start:stop + 1], csr[1], csr[2], c, buf, leaves)
                     _add_leaves(t, leaves, block)
                 return
             for a, b, rows in dense_row_blocks(X, start, stop):  # one block, X[start:stop], for a dense X
@@ -430,7 +431,7 @@ class BaseForest(EngineEstimator):
 
             def walk(j, t):
                 col = np.empty(X.shape[0], dtype=np.intp)
-                apply_csr(*csr, t.compact, np.zeros((8, X.shape[1]), dtype=np.float32), col)
+                csr_walker(t)(*csr, t.compact, np.zeros((8, X.shape[1]), dtype=np.float32), col)
                 out[:, j] = col
 
             Parallel(n_jobs=self.n_jobs, require="sharedmem")(
