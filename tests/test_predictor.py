@@ -8,9 +8,10 @@ from sklearn.datasets import make_classification
 
 import pytest
 
-from forestzoo import ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
+from forestzoo import DecisionTreeClassifier, ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
 from forestzoo._engine.tree import (
-    BRANCH_MIN_BYTES, COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_by_branch, apply_compact,
+    BRANCH_MIN_BYTES, COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_by_branch,
+    apply_by_branch_preorder, apply_compact, branch_walker,
     compact_table, walk_by_branch,
 )
 
@@ -64,14 +65,21 @@ def _sparse_like(n_rows, n_features, density, seed=0):
 
 
 def test_walk_by_branch_reaches_the_leaves_of_the_eight_row_walk():
+    """Both walks by branches (the preorder one on depth-first trees only) against the eight-row walk, NaN
+    (in feature 0 too), rows on, just below and just above every threshold; best-first trees are not in
+    preorder."""
     X, y = _sparse_like(3000, 300, 0.02)
     X[::13, :40] = np.nan
     Xd, yd = make_classification(2000, 8, random_state=1)
     Xd[::11, 3] = np.nan
+    Xd[::17, 0] = np.nan
+    best_first = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(Xd, yd)
+    assert not best_first.tree_.preorder and branch_walker(best_first.tree_) is apply_by_branch
     for est, data in ((RandomForestClassifier(4, max_features="sqrt", random_state=0).fit(X, y), X),
                       (RandomForestClassifier(4, splitter="exact", random_state=0).fit(Xd, yd), Xd),
-                      (ExtraTreesRegressor(4, random_state=0).fit(Xd, yd.astype(float)), Xd)):
-        for t in (e.tree_ for e in est.estimators_):
+                      (ExtraTreesRegressor(4, random_state=0).fit(Xd, yd.astype(float)), Xd),
+                      (best_first, Xd)):
+        for t in ([est.tree_] if hasattr(est, "tree_") else [e.tree_ for e in est.estimators_]):
             internal = np.flatnonzero(t.nodes["left"] >= 0)[:200]
             probe = np.repeat(np.float32(data[:len(internal)]), 3, axis=0)
             for j, k in enumerate(internal):  # at, just below and just above the thresholds
@@ -85,6 +93,10 @@ def test_walk_by_branch_reaches_the_leaves_of_the_eight_row_walk():
             apply_by_branch(Xt, t.compact, by_branch)
             assert_array_equal(by_branch, by_rows)
             assert_array_equal(by_branch, _full_apply(t, Xt))
+            if t.preorder:
+                assert branch_walker(t) is apply_by_branch_preorder
+                apply_by_branch_preorder(Xt, t.compact, by_branch)
+                assert_array_equal(by_branch, by_rows)
 
 
 def test_branch_walk_is_chosen_for_wide_rows_beyond_the_cache_only():

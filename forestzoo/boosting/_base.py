@@ -18,7 +18,7 @@ from joblib import delayed, effective_n_jobs
 from sklearn.utils._param_validation import Interval
 
 from .._base import TREE_PARAMETER_CONSTRAINTS, tree_params
-from .._engine.api import accumulate_compact, add_leaf_values, apply_by_branch, grow, walk_by_branch
+from .._engine.api import accumulate_compact, add_leaf_values, branch_walker, grow, walk_by_branch
 from .._parallel import Parallel
 from ..tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -133,14 +133,14 @@ def accumulate(X, items, out, n_jobs=None):
     bounds = row_blocks(X.shape[0], n_jobs)
 
     compact = [tree.compact for tree, _, _ in items]  # derived once, before the threads start
-    by_branch = [walk_by_branch(tree, X) for tree, _, _ in items]
+    by_branch = [branch_walker(tree) if walk_by_branch(tree, X) else None for tree, _, _ in items]
 
     def run(a, b):
         leaves = np.empty(b - a, dtype=np.intp)
         for (tree, values, col), c, br in zip(items, compact, by_branch):
             block = out[a:b, col:col + values.shape[1]]
-            if br:  # wide rows beyond the cache: one row at a time, by branches
-                apply_by_branch(X[a:b], c, leaves)
+            if br is not None:  # wide rows beyond the cache: one row at a time, by branches
+                br(X[a:b], c, leaves)
                 add_leaf_values(leaves, values, block)
             else:
                 accumulate_compact(X[a:b], c, tree.nodes, values, tree.obl_ptr, tree.obl_feature, tree.obl_weight,

@@ -26,7 +26,7 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, apply_by_branch, csr_arrays, csr_walker, dense_row_blocks, grow, prepare_data,
+    add_leaf_rows, add_leaf_values, branch_walker, csr_arrays, csr_walker, dense_row_blocks, grow, prepare_data,
     walk_by_branch, walks_csr,
 )
 from .._parallel import Parallel
@@ -362,7 +362,7 @@ class BaseForest(EngineEstimator):
         compact = [t.compact for t in trees]  # derived once, before the threads start
         csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
         walkers = [csr_walker(t) for t in trees] if csr is not None else None
-        by_branch = [not issparse(X) and walk_by_branch(t, X) for t in trees]
+        by_branch = [branch_walker(t) if not issparse(X) and walk_by_branch(t, X) else None for t in trees]
 
         walks = X.shape[0] * len(trees)  # the leaves of every row in every tree, kept when shared out by trees
         lo, hi = TREE_PARALLEL_WALKS
@@ -395,8 +395,8 @@ class BaseForest(EngineEstimator):
                 block = out[a:b]  # a view: each thread writes its own rows
                 leaves = np.empty(b - a, dtype=np.intp)
                 for t, c, br in zip(trees, compact, by_branch):
-                    if br:  # wide rows beyond the cache: one row at a time, by branches
-                        apply_by_branch(rows, c, leaves)
+                    if br is not None:  # wide rows beyond the cache: one row at a time, by branches
+                        br(rows, c, leaves)
                         _add_leaves(t, leaves, block)
                     elif isinstance(t, LeafValueTree):
                         accumulate_compact_leaves(rows, c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
