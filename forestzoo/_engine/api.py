@@ -43,8 +43,8 @@ they are for:
   tree's leaf values added per row), and for a scipy sparse ``X``
   the walk :func:`csr_walker` picks (:func:`apply_csr_preorder` for a tree
   numbered in preorder, :func:`apply_csr` otherwise) over :func:`csr_arrays`
-  where :func:`walks_csr` (axis-aligned trees) or else :func:`dense_row_blocks`, which hands the walkers dense
-  blocks of rows;
+  where :func:`walks_csr` (axis-aligned trees) or else
+  :func:`dense_row_blocks`, which hands the walkers dense blocks of rows;
 * **edits** -- pure edits of fitted trees: :func:`compact`,
   :func:`empty_nodes`, :func:`expand_leaves`, :func:`prune_to_leaves`,
   :func:`node_sums`, :func:`values_from_sums`, :func:`class_targets`,
@@ -83,8 +83,9 @@ from .splitters.stochastic import (
 )
 from .tree import (
     COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
-    accumulate_tree, add_leaf_rows, add_leaf_values, apply_by_branch, apply_by_branch_preorder, apply_compact, apply_csr,
-    apply_csr_preorder, branch_walker, csr_arrays, csr_walker, dense_row_blocks, is_preorder, walk_by_branch, walks_csr,
+    accumulate_tree, add_leaf_rows, add_leaf_values, apply_by_branch, apply_by_branch_preorder, apply_compact,
+    apply_csr, apply_csr_preorder, branch_walker, csr_arrays, csr_walker, dense_row_blocks, is_preorder,
+    walk_by_branch, walks_csr,
 )
 from .tree import _oblique_side as oblique_side
 
@@ -104,7 +105,8 @@ __all__ = [
     # fitted trees and the predictor
     "Tree", "LeafValueTree", "PredictionTree", "NODE_DTYPE", "COMPACT_DTYPE", "TREE_LEAF",
     "accumulate_compact", "accumulate_compact_leaves", "accumulate_tree", "apply_compact", "dense_row_blocks",
-    "oblique_side", "apply_csr", "apply_csr_preorder", "csr_walker", "is_preorder", "csr_arrays", "walks_csr", "add_leaf_values", "add_leaf_rows",
+    "oblique_side", "apply_csr", "apply_csr_preorder", "csr_walker", "is_preorder", "csr_arrays", "walks_csr",
+    "add_leaf_values", "add_leaf_rows",
     "walk_by_branch", "apply_by_branch", "apply_by_branch_preorder", "branch_walker",
     # edits
     "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",

@@ -360,7 +360,10 @@ def is_preorder(cnodes):
 
 
 def csr_walker(tree):
-    """The compiled walk of sparse rows for ``tree``: :func:`apply_csr_preorder` or :func:`apply_csr` (same arguments)."""
+    """The compiled walk of sparse rows for ``tree``: :func:`apply_csr_preorder` or :func:`apply_csr`.
+
+    Both take the same arguments.
+    """
     return apply_csr_preorder if tree.preorder else apply_csr
 
 
@@ -435,7 +438,10 @@ def apply_by_branch_preorder(X, cnodes, out):
 
 
 def branch_walker(tree):
-    """The walk by branches for ``tree``: :func:`apply_by_branch_preorder` or :func:`apply_by_branch` (same arguments)."""
+    """The walk by branches for ``tree``: :func:`apply_by_branch_preorder` or :func:`apply_by_branch`.
+
+    Both take the same arguments.
+    """
     return apply_by_branch_preorder if tree.preorder else apply_by_branch
 
 
