@@ -93,7 +93,11 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
         est.fit(X, y)
         first = time.perf_counter() - t0
         t0, cpu0, load0 = time.perf_counter(), _cpu_s(client), _load()
-        est.fit(X, y)
+        if args.task_stream:
+            with distributed.get_task_stream(client) as stream:
+                est.fit(X, y)
+        else:
+            est.fit(X, y)
         second = time.perf_counter() - t0
         cpu = _cpu_s(client) - cpu0
         load = (load0 + _load()) / 2
@@ -102,6 +106,8 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
         # the fitted forest's size (its trees pickled one at a time): fully grown trees on millions of rows are
         # hundreds of MiB, and the client holds the forest, so this is what its memory is compared with
         model_mb = sum(len(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)) for tree in est.estimators_) / 2**20
+        if args.task_stream:
+            _print_task_stream(stream.data, f"bagging={bagging}, {n_workers} workers", second, n_workers)
         row = dict(method=f"forestzoo.dask bagging={bagging}, {n_workers} workers", first_fit=first, fit=second,
                    cpu=cpu, load=load, data=t_data, peak_mb=max(peaks.values()), client_mb=_peak_rss_mb(),
                    model_mb=model_mb, acc=acc)
@@ -109,6 +115,30 @@ def run_dask(args, n_workers, X_test, y_test, bagging="local"):
             row_x = _run_xgb(client, X, y, X_test, y_test, args)
             return [row, row_x]
         return [row]
+
+
+def _print_task_stream(records, label, fit_s, n_workers):
+    """Time inside the tasks of one fit, by task function, from ``distributed``'s task stream."""
+    by_name = {}
+    start = min(ss["start"] for r in records for ss in r["startstops"])
+    first = {}
+    busy = 0.0
+    for r in records:
+        key = r["key"] if isinstance(r["key"], str) else r["key"][0]
+        name = key.split("-")[0]
+        for ss in r["startstops"]:
+            if ss["action"] != "compute":
+                continue
+            count, seconds = by_name.get(name, (0, 0.0))
+            by_name[name] = (count + 1, seconds + ss["stop"] - ss["start"])
+            busy += ss["stop"] - ss["start"]
+            first[name] = min(first.get(name, np.inf), ss["start"] - start)
+    print(f"\n{label}: fit {fit_s:.2f} s; the workers computed {busy:.2f} s of tasks, "
+          f"{100 * busy / (n_workers * fit_s):.0f} % of their time")
+    print("| task | count | time in tasks (s) | first starts at (s) |")
+    print("|---|---|---|---|")
+    for name, (count, seconds) in sorted(by_name.items(), key=lambda kv: -kv[1][1]):
+        print(f"| `{name}` | {count} | {seconds:.2f} | {first[name]:.2f} |")
 
 
 def _run_xgb(client, X, y, X_test, y_test, args):
@@ -194,6 +224,8 @@ def main():
     parser.add_argument("--xgboost", action="store_true")
     parser.add_argument("--xgb-depth", type=int, default=12)
     parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--task-stream", action="store_true",
+                        help="print the time inside each kind of task of the second fit (distributed's task stream)")
     parser.add_argument("--first-fit", action="store_true",
                         help="time the first fit on fresh clusters with an empty NUMBA_CACHE_DIR, then exit")
     args = parser.parse_args()

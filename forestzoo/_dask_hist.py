@@ -19,8 +19,9 @@ rows alone, gathered to one worker.
 2. **Bootstrap.**  Breiman's bootstrap of ``n`` rows is ``Multinomial(n, 1/n
    each)``: the client draws the partitions' shares ``Multinomial(n, n_i / n)``
    from the tree's generator, and partition ``i`` draws its rows' counts
-   ``Multinomial(share_i, 1 / n_i each)`` from a generator seeded with the
-   tree's seed and ``i``.  A row's count multiplies its weight.
+   ``Multinomial(share_i, 1 / n_i each)`` (``share_i`` of its rows drawn
+   with replacement) from a generator seeded with the tree's seed and
+   ``i``.  A row's count multiplies its weight.
 3. **Levels.**  Every open node of every tree of the batch gets a random
    order of the features (drawn on the client, in the node order of the
    level).  Each partition adds, for every open node and each requested
@@ -53,8 +54,8 @@ import numpy as np
 
 from ._base import tree_params
 from ._engine.api import (
-    CRITERIA, HIST, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, TrainingData, Tree, TreeParams, TreeTarget, draw_seeds,
-    evaluate_split, grow, split_threshold,
+    CRITERIA, HIST, NODE_DTYPE, SQUARED_ERROR, TREE_LEAF, TrainingData, Tree, TreeParams, TreeTarget, bin_data,
+    draw_seeds, evaluate_split, grow, split_threshold,
 )
 from ._jit import njit
 
@@ -137,20 +138,30 @@ def merge_edges(sketches, n_features, max_bins):
     return edges, n_bins
 
 
-def partition_bounds(part, edges, n_bins):
-    """Each bin's least and greatest value in a partition: float64 ``(n_features, max_bins, 2)``, +-inf where
-    the partition holds none (the client takes the least and greatest over the partitions)."""
+def partition_bounds(part, binned, max_bins):
+    """Each bin's least and greatest value in a partition, read with its codes: float64 ``(n_features, max_bins,
+    2)``, +-inf where the partition holds none (the client takes the least and greatest over the partitions)."""
     X = part[0]
-    bounds = np.empty((X.shape[1], edges.shape[1] + 1, 2))
+    codes = binned[0]
+    bounds = np.empty((X.shape[1], max_bins, 2))
     bounds[:, :, 0] = np.inf
     bounds[:, :, 1] = -np.inf
-    for f in range(X.shape[1]):
-        col = X[:, f].astype(np.float64)
-        col = col[~np.isnan(col)]
-        c = np.searchsorted(edges[f, :n_bins[f] - 1], col, side="left")
-        np.minimum.at(bounds[f, :, 0], c, col)
-        np.maximum.at(bounds[f, :, 1], c, col)
+    _code_bounds(X, codes, bounds)
     return bounds
+
+
+@njit
+def _code_bounds(X, codes, bounds):
+    for f in range(codes.shape[0]):
+        for i in range(codes.shape[1]):
+            c = codes[f, i]
+            if c == MISSING:
+                continue
+            v = np.float64(X[i, f])
+            if v < bounds[f, c, 0]:
+                bounds[f, c, 0] = v
+            if v > bounds[f, c, 1]:
+                bounds[f, c, 1] = v
 
 
 def merge_bounds(bounds):
@@ -166,12 +177,7 @@ def bin_partition(part, edges, n_bins, classes, class_weights):
     """A packed partition as ``(codes uint8 (n_features, n), yk int32, yr float64, w float64)``."""
     X, y, w = part
     n = X.shape[0]
-    codes = np.empty((X.shape[1], n), dtype=np.uint8)
-    for f in range(X.shape[1]):
-        col = X[:, f].astype(np.float64)
-        c = np.searchsorted(edges[f, :n_bins[f] - 1], col, side="left")
-        c[np.isnan(col)] = MISSING
-        codes[f] = c
+    codes = bin_data(X, edges, n_bins)
     w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     if classes is not None:
         yk = np.searchsorted(classes, y).astype(np.int32)
@@ -184,6 +190,11 @@ def bin_partition(part, edges, n_bins, classes, class_weights):
     return codes, yk, yr, w
 
 
+def merged_bounds(*bounds):
+    """:func:`merge_bounds` of the partitions' bounds, as one task."""
+    return merge_bounds(bounds)
+
+
 # -- worker side: bootstrap, histograms, routing, small nodes ------------------------------------------------------
 def start_state(binned, index, seeds, shares, bootstrap):
     """Rows' bootstrap counts ``(n_trees, n)`` and their node ``(n_trees, n)`` (tree ``t``'s root is node ``t``)."""
@@ -191,10 +202,11 @@ def start_state(binned, index, seeds, shares, bootstrap):
     n_trees = len(seeds)
     counts = np.ones((n_trees, n), dtype=np.int32)
     if bootstrap and n:
-        p = np.full(n, 1.0 / n)
         for t in range(n_trees):
+            # Multinomial(share, 1/n each) as the share's rows drawn with replacement: the same law, and ten
+            # times faster than numpy's multinomial over n categories
             rng = np.random.default_rng([int(seeds[t]), int(index)])
-            counts[t] = rng.multinomial(int(shares[t]), p)
+            counts[t] = np.bincount(rng.integers(0, n, int(shares[t])), minlength=n)
     w = binned[3]
     node = np.where((counts > 0) & (w[None, :] > 0), np.arange(n_trees, dtype=np.int32)[:, None], -1)
     return counts, node.astype(np.int32)
@@ -279,23 +291,69 @@ def route(binned, state, table):
 
 
 def extract(binned, state, nodes):
-    """Rows of each node of ``nodes``: ``[(codes (n_features, m), counts*w, yk, yr)]``, in the order of ``nodes``."""
+    """Rows of each node of ``nodes``: ``[(codes (n_features, m), counts*w, yk, yr)]``, in the order of ``nodes``.
+
+    A node's rows are in the order of the partition (they all belong to one
+    tree); each piece is a view of one buffer per array.
+    """
     codes, yk, yr, w = binned
     counts, node = state
-    slot = np.full(int(nodes.max()) + 2, -1, dtype=np.int64)
+    slot = np.full(int(nodes.max()) + 1, -1, dtype=np.int64)
     slot[nodes] = np.arange(nodes.shape[0])
-    t, i = np.nonzero(node >= 0)
-    which = slot[np.minimum(node[t, i], slot.shape[0] - 1)]
-    keep = which >= 0
-    t, i, which = t[keep], i[keep], which[keep]
-    order = np.argsort(which, kind="stable")
-    t, i, which = t[order], i[order], which[order]
-    bounds = np.searchsorted(which, np.arange(nodes.shape[0] + 1))
-    pieces = []
-    for j in range(nodes.shape[0]):
-        tj, ij = t[bounds[j]:bounds[j + 1]], i[bounds[j]:bounds[j + 1]]
-        pieces.append((codes[:, ij], counts[tj, ij] * w[ij], yk[ij], yr[ij]))
-    return pieces
+    starts = np.zeros(nodes.shape[0] + 1, dtype=np.int64)
+    _count_rows(node, slot, starts)
+    starts = np.cumsum(starts)
+    total = int(starts[-1])
+    d = codes.shape[0]
+    out_codes = np.empty(d * total, dtype=np.uint8)
+    out_w = np.empty(total)
+    out_yk = np.empty(total, dtype=np.int32)
+    out_yr = np.empty(total)
+    _gather_rows(codes, yk, yr, w, counts, node, slot, starts, out_codes, out_w, out_yk, out_yr)
+    return [(out_codes[d * a:d * b].reshape(d, b - a), out_w[a:b], out_yk[a:b], out_yr[a:b])
+            for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
+
+
+@njit
+def _count_rows(node, slot, out):
+    # out[1 + j]: the rows of the node in slot j
+    n_trees, n = node.shape
+    for t in range(n_trees):
+        for i in range(n):
+            nd = node[t, i]
+            if 0 <= nd < slot.shape[0] and slot[nd] >= 0:
+                out[1 + slot[nd]] += 1
+
+
+@njit
+def _gather_rows(codes, yk, yr, w, counts, node, slot, starts, out_codes, out_w, out_yk, out_yr):
+    # node j's rows, in the partition's order, are starts[j]:starts[j + 1]; its codes the (n_features, m_j)
+    # block at n_features * starts[j] of out_codes, written feature by feature from the rows' list
+    n_trees, n = node.shape
+    d = codes.shape[0]
+    fill = starts[:-1].copy()
+    rows = np.empty(starts[-1], dtype=np.int64)
+    for t in range(n_trees):
+        for i in range(n):
+            nd = node[t, i]
+            if nd < 0 or nd >= slot.shape[0]:
+                continue
+            j = slot[nd]
+            if j < 0:
+                continue
+            k = fill[j]
+            fill[j] = k + 1
+            rows[k] = i
+            out_w[k] = counts[t, i] * w[i]
+            out_yk[k] = yk[i]
+            out_yr[k] = yr[i]
+    for j in range(starts.shape[0] - 1):
+        a = starts[j]
+        m = starts[j + 1] - a
+        for f in range(d):
+            at = d * a + f * m
+            for k in range(m):
+                out_codes[at + k] = codes[f, rows[a + k]]
 
 
 def grow_local(spec, edges, n_bins, bounds, *pieces):
@@ -450,12 +508,14 @@ class GlobalGrower:
         est = self.est
         sketches = self.client.gather(self._on_parts(sketch, self.packed, shared=(SKETCH_POINTS,)))
         self.edges, self.n_bins = merge_edges(sketches, self.n_features, est.max_bins)
-        self.bounds = merge_bounds(self.client.gather(self._on_parts(partition_bounds, self.packed,
-                                                                     shared=(self.edges, self.n_bins))))
         # the edges travel inside the tasks that read them (n_features x 255 floats): scattered data has no graph,
         # and a worker lost before its replicas were placed would take them with it, unrecoverable
         self.binned = self._on_parts(bin_partition, self.packed,
                                      shared=(self.edges, self.n_bins, self.classes, self.class_weights))
+        # the bins' bounds as a future: the subtrees read them on the workers, the client only to assemble the trees
+        bounds = self._on_parts(partition_bounds, self.packed, self.binned, shared=(self.edges.shape[1] + 1,))
+        self.bounds_future = self.client.submit(merged_bounds, *bounds, pure=False, priority=_LEVEL)
+        self.bounds = None
         seeds = draw_seeds(check_random_state(random_state), est.n_estimators)
         if est.bootstrap:
             ms = est.max_samples
@@ -493,11 +553,15 @@ class GlobalGrower:
         # the roots' totals come with their first histograms
         local_jobs = []
         first = True
+        request = None  # the level's first histograms, submitted ahead of the previous level's subtrees
         while frontier:
             open_ids = [k for k, nd in enumerate(frontier) if nd.subtree is None and nd.order is not None]
             pending = list(open_ids)
             while pending:
-                hist, req_nodes, req_feats = self._level_histograms(state, frontier, pending)
+                if request is None:
+                    request = self._request_histograms(state, frontier, pending)
+                hist, req_nodes, req_feats = self._gather_histograms(request)
+                request = None
                 if first:  # the roots' statistics: the sum over the bins of any feature's histogram
                     for r, k in enumerate(req_nodes):
                         nd = frontier[k]
@@ -523,10 +587,10 @@ class GlobalGrower:
                 self._scan_requests(hist, req_nodes, req_feats, frontier)
                 pending = [k for k in pending if (frontier[k].n_scanned < self.max_features or frontier[k].n_valid == 0)
                            and frontier[k].cursor < self.n_features]
-            # local nodes of this level: gather their rows and grow them to the end on one worker
+            # local nodes of this level: their rows are gathered and grown to the end on one worker, submitted
+            # after the next level's tasks, which the client waits for
             local_ids = [k for k, nd in enumerate(frontier) if isinstance(nd.subtree, str)]
-            if local_ids:
-                local_jobs += self._grow_locals(state, frontier, local_ids, rngs)
+            local_specs = self._local_specs(frontier, local_ids, rngs)
             # split the open nodes; children that are not leaves form the next frontier
             nxt = []
             table = np.zeros((5, len(frontier)), dtype=np.int64)
@@ -551,16 +615,26 @@ class GlobalGrower:
                     else:
                         self._draw_order(child, rngs[child.tree])
                     nxt.append(child)
+            level_state = state
+            if nxt:
+                tab = (table[0].astype(np.int32), table[1].astype(np.int32), table[2].astype(np.uint8),
+                       table[3].astype(np.int32), table[4].astype(np.int32))
+                state = [client.submit(route, b, s, tab, workers=None if h is None else [h],
+                                       allow_other_workers=True, pure=False, priority=_LEVEL)
+                         for b, s, h in zip(self.binned, state, self.holders)]
+                next_open = [k for k, nd in enumerate(nxt) if nd.subtree is None and nd.order is not None]
+                if next_open:
+                    request = self._request_histograms(state, nxt, next_open)
+            if local_ids:
+                local_jobs += self._submit_locals(level_state, frontier, local_ids, local_specs)
             if not nxt:
                 break
-            tab = (table[0].astype(np.int32), table[1].astype(np.int32), table[2].astype(np.uint8),
-                   table[3].astype(np.int32), table[4].astype(np.int32))
-            state = [client.submit(route, b, s, tab, workers=None if h is None else [h], allow_other_workers=True,
-                                   pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
             frontier = nxt
         results = client.gather([job for _, job in local_jobs])
         for (nd, _), sub in zip(local_jobs, results):
             nd.subtree = sub
+        if self.bounds is None:
+            self.bounds = client.gather(self.bounds_future)
         return [self._assemble(root) for root in roots]
 
     def _draw_order(self, node, rng):
@@ -577,8 +651,9 @@ class GlobalGrower:
         return bool(nd.depth >= depth_limit or tot[0] < p.min_samples_split or tot[0] < 2 * p.min_samples_leaf
                     or tot[1] < 2.0 * mwl or pure or nd.wimp / tot[1] <= _DBL_EPS)
 
-    def _level_histograms(self, state, frontier, pending):
-        """Histograms of the next features of every node in ``pending``, summed over the partitions."""
+    def _request_histograms(self, state, frontier, pending):
+        """Submit the histograms of the next features of every node in ``pending``, summed over the partitions:
+        ``(future of the sums, node of each request, feature of each request)``."""
         n_nodes = len(frontier)
         counts = np.zeros(n_nodes + 1, dtype=np.int64)
         feats = {}
@@ -597,8 +672,12 @@ class GlobalGrower:
                                     workers=None if h is None else [h], allow_other_workers=True, pure=False,
                                     priority=_LEVEL)
                  for b, s, h in zip(self.binned, state, self.holders)]
-        hist = self.client.gather(self._sum(parts))
-        return hist, req_nodes, list(req_feat)
+        return self._sum(parts), req_nodes, list(req_feat)
+
+    def _gather_histograms(self, request):
+        """``(histograms, node of each request, feature of each request)`` of a submitted request."""
+        future, req_nodes, req_feats = request
+        return self.client.gather(future), req_nodes, req_feats
 
     def _scan_requests(self, hist, req_nodes, req_feats, frontier):
         cum = np.zeros(self.n_stats)
@@ -636,15 +715,11 @@ class GlobalGrower:
             right = right + h[MISSING]
         return _Node(nd.tree, nd.depth + 1, left), _Node(nd.tree, nd.depth + 1, right)
 
-    def _grow_locals(self, state, frontier, local_ids, rngs):
-        """Submit the subtree of every local node of ``frontier``: ``[(node, future of (nodes, values))]``."""
-        client = self.client
-        ids = np.asarray(local_ids, dtype=np.int32)
-        pieces = [client.submit(extract, b, s, ids, workers=None if h is None else [h], allow_other_workers=True,
-                                pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
+    def _local_specs(self, frontier, local_ids, rngs):
+        """``(params, n_values, seed)`` of the subtree of every local node of ``frontier``; draws the seeds."""
         p = self.params
-        jobs = []
-        for j, k in enumerate(local_ids):
+        specs = []
+        for k in local_ids:
             nd = frontier[k]
             # the engine measures min_weight_fraction_leaf and min_impurity_decrease against the subtree's root
             scale = self.root_weight[nd.tree] / nd.tot[1]
@@ -653,11 +728,23 @@ class GlobalGrower:
                                 min_samples_split=p.min_samples_split, min_samples_leaf=p.min_samples_leaf,
                                 min_weight_fraction_leaf=p.min_weight_fraction_leaf * scale,
                                 min_impurity_decrease=p.min_impurity_decrease * scale)
-            spec = (params, max(self.n_classes, 1), int(rngs[nd.tree].integers(2**63 - 1)))
-            mine = [client.submit(operator.getitem, pc, j, workers=None if h is None else [h],
-                                  allow_other_workers=True, pure=False, priority=_LEVEL)
-                    for pc, h in zip(pieces, self.holders)]
-            jobs.append((nd, client.submit(grow_local, spec, self.edges, self.n_bins, self.bounds, *mine, pure=False)))
+            specs.append((params, max(self.n_classes, 1), int(rngs[nd.tree].integers(2**63 - 1))))
+        return specs
+
+    def _submit_locals(self, state, frontier, local_ids, specs):
+        """Submit the subtree of every local node of ``frontier``: ``[(node, future of (nodes, values))]``."""
+        client = self.client
+        ids = np.asarray(local_ids, dtype=np.int32)
+        pieces = [client.submit(extract, b, s, ids, workers=None if h is None else [h], allow_other_workers=True,
+                                pure=False, priority=_LEVEL) for b, s, h in zip(self.binned, state, self.holders)]
+        # one call per partition and one for the subtrees: a client.map sends its tasks in one message
+        n_local = len(local_ids)
+        mine = [client.map(operator.getitem, [pc] * n_local, range(n_local), workers=None if h is None else [h],
+                           allow_other_workers=True, pure=False, priority=_LEVEL)
+                for pc, h in zip(pieces, self.holders)]
+        subtrees = client.map(grow_local, specs, [self.edges] * n_local, [self.n_bins] * n_local,
+                              [self.bounds_future] * n_local, *mine, pure=False)
+        jobs = [(frontier[k], job) for k, job in zip(local_ids, subtrees)]
         return jobs
 
     def _assemble(self, root):

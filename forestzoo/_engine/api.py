@@ -8,8 +8,9 @@ they are for:
 
 * **training data** -- :class:`TrainingData`, :func:`prepare_data`
   (binned codes, the feature-major float matrix or, for a scipy sparse
-  ``X``, its CSC layout; built once per fit) and
-  :func:`resolve_max_features` (``max_features`` as a number of features);
+  ``X``, its CSC layout; built once per fit),
+  :func:`resolve_max_features` (``max_features`` as a number of features)
+  and :func:`bin_data` (codes of rows on given bin edges);
 * **growing** -- :func:`grow` grows one tree from a :class:`TreeParams`
   (the resolved growth parameters; :data:`SDT_DEFAULTS` the stochastic
   splitter's defaults) and a :class:`TreeTarget` (class codes or targets),
@@ -59,7 +60,7 @@ they are for:
   :data:`CRITERIA` (``GINI``, ``ENTROPY``, ``SQUARED_ERROR``).
 """
 
-from .binning import MAX_BINS, split_threshold
+from .binning import MAX_BINS, bin_data, split_threshold
 from .builder import (
     MULTI_OUTPUT_CRITERIA, SDT_DEFAULTS, MultiOutputTarget, TrainingData, TreeParams, TreeTarget, check_multi_output, grow,
     prepare_data, resolve_max_features,
@@ -91,7 +92,7 @@ from .tree import _oblique_side as oblique_side
 
 __all__ = [
     # training data
-    "TrainingData", "prepare_data", "resolve_max_features",
+    "TrainingData", "prepare_data", "resolve_max_features", "bin_data",
     # growing
     "grow", "TreeParams", "TreeTarget", "SDT_DEFAULTS", "MultiOutputTarget", "check_multi_output",
     "MULTI_OUTPUT_CRITERIA",
