@@ -162,7 +162,7 @@ def _run_xgb(client, X, y, X_test, y_test, args):
                 first_fit=fit, fit=fit, peak_mb=max(peaks.values()), acc=acc)
 
 
-def first_fit(n_workers, cache_dir, warm):
+def first_fit(n_workers, cache_dir, warm, bagging="local"):
     """Seconds of the first fit on a fresh cluster whose Numba cache is ``cache_dir`` (empty: every kernel compiles)."""
     import distributed
 
@@ -177,7 +177,8 @@ def first_fit(n_workers, cache_dir, warm):
         if not warm:  # every worker compiles on its own, all at once
             fzd.warm_up = lambda *a, **k: None
         t0 = time.perf_counter()
-        fzd.DaskRandomForestClassifier(n_estimators=2 * n_workers, random_state=0, client=client).fit(X, y)
+        fzd.DaskRandomForestClassifier(n_estimators=2 * n_workers, random_state=0, client=client,
+                                       bagging=bagging).fit(X, y)
         return time.perf_counter() - t0
 
 
@@ -233,10 +234,12 @@ def main():
         import tempfile
 
         for n in args.workers:
-            for warm in (True, False):
-                with tempfile.TemporaryDirectory() as cache:
-                    print(f"{n} workers, empty cache, warm-up {'one worker first' if warm else 'off'}: first fit "
-                          f"{first_fit(n, cache, warm):.1f} s", flush=True)
+            for bagging in args.bagging:
+                for warm in (True, False):
+                    with tempfile.TemporaryDirectory() as cache:
+                        print(f"{n} workers, bagging={bagging}, empty cache, warm-up "
+                              f"{'one worker first' if warm else 'off'}: first fit "
+                              f"{first_fit(n, cache, warm, bagging):.1f} s", flush=True)
         return
 
     X_test, y_test = _block(10**6, args.test_rows, args.features, args.seed)

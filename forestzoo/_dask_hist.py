@@ -373,6 +373,32 @@ def grow_local(spec, edges, n_bins, bounds, *pieces):
     return tree.nodes, tree.values
 
 
+def warm_kernels(n_features, classification):
+    """Compile (or load from Numba's disk cache) the partitions' kernels on a few random rows.
+
+    The rows' arrays have the types a packed partition has, so the
+    compiled signatures are the fit's.  Returns nothing.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((64, n_features)).astype(np.float32)
+    X[0, 0] = np.nan
+    y = (X[:, -1] > 0).astype(np.int64) if classification else rng.standard_normal(64)
+    part = (X, y, None)
+    edges, n_bins = merge_edges([sketch(part, SKETCH_POINTS)], n_features, 255)
+    classes = np.array([0, 1]) if classification else None
+    binned = bin_partition(part, edges, n_bins, classes, None)
+    partition_bounds(part, binned, edges.shape[1] + 1)
+    state = start_state(binned, 0, np.array([1, 2]), np.array([64, 64]), True)
+    n_stats = 4  # two classes, or the four statistics of a regression
+    req_ptr = np.array([0, 1, 2], dtype=np.int64)
+    req_feat = np.zeros(2, dtype=np.int64)
+    histograms_of(binned, state, req_ptr, req_feat, n_stats, classification)
+    table = (np.zeros(2, dtype=np.int32), np.full(2, 100, dtype=np.int32), np.zeros(2, dtype=np.uint8),
+             np.array([0, 2], dtype=np.int32), np.array([1, 3], dtype=np.int32))
+    state = route(binned, state, table)
+    extract(binned, state, np.array([0, 3], dtype=np.int32))
+
+
 # -- client side: split search --------------------------------------------------------------------------------------
 @njit
 def _scan(h, nb, total, msl, mwl, criterion, cum, tmp):

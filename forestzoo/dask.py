@@ -147,7 +147,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ._dask_hist import GlobalGrower, check_global
+from ._dask_hist import GlobalGrower, check_global, warm_kernels
 from ._validation import keep_state_on_error
 from .ensemble import ExtraTreesClassifier, ExtraTreesRegressor, RandomForestClassifier, RandomForestRegressor
 
@@ -231,11 +231,14 @@ def _fit_group(forest, classes, class_weights, *parts):
 _warm = set()  # per worker process: the estimator configurations already compiled
 
 
-def _warm_worker(forest, n_features, classification):
-    """Fit ``forest`` on a few random rows of ``n_features`` columns, once per process and configuration."""
-    key = (type(forest).__name__, repr(sorted(forest.get_params().items())), n_features)
+def _warm_worker(forest, n_features, classification, global_bagging=False):
+    """Fit ``forest`` on a few random rows of ``n_features`` columns, once per process and configuration;
+    with ``global_bagging``, also run global bagging's partition kernels on them."""
+    key = (type(forest).__name__, repr(sorted(forest.get_params().items())), n_features, global_bagging)
     if key in _warm:
         return False
+    if global_bagging:
+        warm_kernels(n_features, classification)
     rng = np.random.default_rng(0)
     X = rng.standard_normal((64, n_features)).astype(np.float32)
     X[0, 0] = np.nan
@@ -254,7 +257,7 @@ def _predict_block(block, forest, method):
 
 
 # -- client side -----------------------------------------------------------------------------------------------------
-def warm_up(client, estimator, n_features):
+def warm_up(client, estimator, n_features, bagging=None):
     """Compile ``estimator``'s Numba kernels in every worker of ``client``, one worker first.
 
     The first worker compiles and writes Numba's on-disk cache; the others
@@ -270,6 +273,10 @@ def warm_up(client, estimator, n_features):
         Its class and parameters select the kernels (splitter, criterion).
     n_features : int
         Columns of the small random data set fitted on each worker.
+    bagging : {"local", "global"} or None, default=None
+        The design to compile for: "global" adds the kernels that global
+        bagging runs on the partitions.  None: the estimator's ``bagging``
+        ("local" for an in-memory forest).
 
     Returns
     -------
@@ -290,11 +297,16 @@ def warm_up(client, estimator, n_features):
     workers = sorted(client.nthreads())
     if not workers:
         return {}
+    if bagging is None:
+        bagging = getattr(estimator, "bagging", "local")
+    if bagging not in ("local", "global"):
+        raise ValueError(f'bagging must be "local" or "global"; got {bagging!r}.')
     forest = _in_memory(estimator)
     classification = estimator._is_classifier()
-    done = client.run(_warm_worker, forest, n_features, classification, workers=workers[:1])
+    args = (forest, n_features, classification, bagging == "global")
+    done = client.run(_warm_worker, *args, workers=workers[:1])
     if len(workers) > 1:
-        done.update(client.run(_warm_worker, forest, n_features, classification, workers=workers[1:]))
+        done.update(client.run(_warm_worker, *args, workers=workers[1:]))
     return done
 
 
@@ -535,7 +547,7 @@ class _DaskForestMixin:
                 forest.set_params(class_weight=None)
 
         if global_bagging:
-            warm_up(client, forest, n_features)
+            warm_up(client, forest, n_features, bagging="global")
             grower = GlobalGrower(forest, client, packed, holders, n_rows, classes, class_weights, n_features)
             trees, seeds, n_draws = grower.fit(self.random_state)
             if classes is not None:

@@ -401,6 +401,31 @@ def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_s
     assert abs(acc["global"] - acc["memory"]) <= 0.006, acc
 
 
+def test_warm_up_for_global_bagging_compiles_the_partition_kernels_once(client, monkeypatch):
+    import forestzoo.dask as fzd
+
+    calls = []
+    monkeypatch.setattr(fzd, "warm_kernels", lambda n_features, classification: calls.append((n_features,
+                                                                                           classification)))
+    monkeypatch.setattr(fzd, "_warm", set())  # this process has compiled nothing yet
+    est = DaskRandomForestClassifier(n_estimators=2, bagging="global", client=client)
+    first = fzd.warm_up(client, est, n_features=3)
+    assert sorted(first.values()) == [False, True]  # the workers share this process: the second finds it done
+    assert calls == [(3, True)]
+    assert not any(fzd.warm_up(client, est, n_features=3).values())
+    fzd.warm_up(client, est, n_features=3, bagging="local")
+    assert calls == [(3, True)]
+    with pytest.raises(ValueError, match="bagging"):
+        fzd.warm_up(client, est, n_features=3, bagging="everywhere")
+
+
+@pytest.mark.parametrize("classification", [True, False])
+def test_partition_kernels_warm_up_runs(classification):
+    import forestzoo._dask_hist as dask_hist
+
+    dask_hist.warm_kernels(5, classification)
+
+
 @pytest.mark.parametrize("dask_cls, params, match", [
     (DaskRandomForestRegressor, dict(criterion="absolute_error"), "criterion"),
     (DaskRandomForestRegressor, dict(criterion="poisson"), "criterion"),
