@@ -203,8 +203,8 @@ def start_state(binned, index, seeds, shares, bootstrap):
     counts = np.ones((n_trees, n), dtype=np.int32)
     if bootstrap and n:
         for t in range(n_trees):
-            # Multinomial(share, 1/n each) as the share's rows drawn with replacement: the same law, and ten
-            # times faster than numpy's multinomial over n categories
+            # Multinomial(share, 1/n each) as the share's rows drawn with replacement: the same law, without
+            # numpy's multinomial's one binomial draw per row (docs/benchmarks/dask.md has the times)
             rng = np.random.default_rng([int(seeds[t]), int(index)])
             counts[t] = np.bincount(rng.integers(0, n, int(shares[t])), minlength=n)
     w = binned[3]
