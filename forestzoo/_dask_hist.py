@@ -300,45 +300,44 @@ def extract(binned, state, nodes):
     counts, node = state
     slot = np.full(int(nodes.max()) + 1, -1, dtype=np.int64)
     slot[nodes] = np.arange(nodes.shape[0])
-    starts = np.zeros(nodes.shape[0] + 1, dtype=np.int64)
-    _count_rows(node, slot, starts)
-    starts = np.cumsum(starts)
-    total = int(starts[-1])
+    starts, out_codes, out_w, out_yk, out_yr = _gather_rows(codes, yk, yr, w, counts, node, slot, nodes.shape[0])
     d = codes.shape[0]
-    out_codes = np.empty(d * total, dtype=np.uint8)
-    out_w = np.empty(total)
-    out_yk = np.empty(total, dtype=np.int32)
-    out_yr = np.empty(total)
-    _gather_rows(codes, yk, yr, w, counts, node, slot, starts, out_codes, out_w, out_yk, out_yr)
     return [(out_codes[d * a:d * b].reshape(d, b - a), out_w[a:b], out_yk[a:b], out_yr[a:b])
             for a, b in zip(starts[:-1].tolist(), starts[1:].tolist())]
 
 
-@njit
-def _count_rows(node, slot, out):
-    # out[1 + j]: the rows of the node in slot j
-    n_trees, n = node.shape
-    for t in range(n_trees):
-        for i in range(n):
-            nd = node[t, i]
-            if 0 <= nd < slot.shape[0] and slot[nd] >= 0:
-                out[1 + slot[nd]] += 1
+@njit(inline="always")
+def _slot_of(node, slot, t, i):
+    """Slot of row ``i``'s node in tree ``t``, or -1 when the node is not extracted (or the row is done)."""
+    nd = node[t, i]
+    if nd < 0 or nd >= slot.shape[0]:
+        return -1
+    return slot[nd]
 
 
 @njit
-def _gather_rows(codes, yk, yr, w, counts, node, slot, starts, out_codes, out_w, out_yk, out_yr):
-    # node j's rows, in the partition's order, are starts[j]:starts[j + 1]; its codes the (n_features, m_j)
-    # block at n_features * starts[j] of out_codes, written feature by feature from the rows' list
+def _gather_rows(codes, yk, yr, w, counts, node, slot, n_nodes):
+    # node j gets rows starts[j]:starts[j + 1], in the partition's order; its codes are the (n_features, m_j)
+    # block at n_features * starts[j] of out_codes, written feature by feature from the list of its rows
     n_trees, n = node.shape
     d = codes.shape[0]
-    fill = starts[:-1].copy()
-    rows = np.empty(starts[-1], dtype=np.int64)
+    starts = np.zeros(n_nodes + 1, dtype=np.int64)
     for t in range(n_trees):
         for i in range(n):
-            nd = node[t, i]
-            if nd < 0 or nd >= slot.shape[0]:
-                continue
-            j = slot[nd]
+            j = _slot_of(node, slot, t, i)
+            if j >= 0:
+                starts[j + 1] += 1
+    starts = np.cumsum(starts)
+    total = starts[-1]
+    rows = np.empty(total, dtype=np.int64)
+    out_codes = np.empty(d * total, dtype=np.uint8)
+    out_w = np.empty(total)
+    out_yk = np.empty(total, dtype=np.int32)
+    out_yr = np.empty(total)
+    fill = starts[:-1].copy()
+    for t in range(n_trees):
+        for i in range(n):
+            j = _slot_of(node, slot, t, i)
             if j < 0:
                 continue
             k = fill[j]
@@ -347,13 +346,14 @@ def _gather_rows(codes, yk, yr, w, counts, node, slot, starts, out_codes, out_w,
             out_w[k] = counts[t, i] * w[i]
             out_yk[k] = yk[i]
             out_yr[k] = yr[i]
-    for j in range(starts.shape[0] - 1):
+    for j in range(n_nodes):
         a = starts[j]
         m = starts[j + 1] - a
         for f in range(d):
             at = d * a + f * m
             for k in range(m):
                 out_codes[at + k] = codes[f, rows[a + k]]
+    return starts, out_codes, out_w, out_yk, out_yr
 
 
 def grow_local(spec, edges, n_bins, bounds, *pieces):
@@ -541,7 +541,6 @@ class GlobalGrower:
         # the bins' bounds as a future: the subtrees read them on the workers, the client only to assemble the trees
         bounds = self._on_parts(partition_bounds, self.packed, self.binned, shared=(self.edges.shape[1] + 1,))
         self.bounds_future = self.client.submit(merged_bounds, *bounds, pure=False, priority=_LEVEL)
-        self.bounds = None
         seeds = draw_seeds(check_random_state(random_state), est.n_estimators)
         if est.bootstrap:
             ms = est.max_samples
@@ -586,7 +585,8 @@ class GlobalGrower:
             while pending:
                 if request is None:
                     request = self._request_histograms(state, frontier, pending)
-                hist, req_nodes, req_feats = self._gather_histograms(request)
+                future, req_nodes, req_feats = request
+                hist = client.gather(future)
                 request = None
                 if first:  # the roots' statistics: the sum over the bins of any feature's histogram
                     for r, k in enumerate(req_nodes):
@@ -659,8 +659,7 @@ class GlobalGrower:
         results = client.gather([job for _, job in local_jobs])
         for (nd, _), sub in zip(local_jobs, results):
             nd.subtree = sub
-        if self.bounds is None:
-            self.bounds = client.gather(self.bounds_future)
+        self.bounds = client.gather(self.bounds_future)  # the thresholds of the levels' splits read them
         return [self._assemble(root) for root in roots]
 
     def _draw_order(self, node, rng):
@@ -699,11 +698,6 @@ class GlobalGrower:
                                     priority=_LEVEL)
                  for b, s, h in zip(self.binned, state, self.holders)]
         return self._sum(parts), req_nodes, list(req_feat)
-
-    def _gather_histograms(self, request):
-        """``(histograms, node of each request, feature of each request)`` of a submitted request."""
-        future, req_nodes, req_feats = request
-        return self.client.gather(future), req_nodes, req_feats
 
     def _scan_requests(self, hist, req_nodes, req_feats, frontier):
         cum = np.zeros(self.n_stats)
