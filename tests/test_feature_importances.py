@@ -26,6 +26,7 @@ from forestzoo import (
     OnlineRandomForestClassifier,
     OnlineRandomForestRegressor,
 )
+from forestzoo.rvfl import RVFLForestClassifier
 from forestzoo._engine.api import TREE_LEAF
 
 N_INFORMATIVE = 2
@@ -64,6 +65,10 @@ ESTIMATORS = {
                                      "classification"),
     "OnlineRandomForestRegressor": (lambda: OnlineRandomForestRegressor(n_estimators=6, random_state=0),
                                     "regression"),
+    "RVFLForestClassifier": (lambda: RVFLForestClassifier(n_estimators=6, n_hidden=10, random_state=0),
+                             "classification"),
+    "RVFLForestClassifier-oblique": (lambda: RVFLForestClassifier(
+        n_estimators=6, n_hidden=10, tree="oblique", node_model="lda", random_state=0), "classification"),
 }
 
 
@@ -89,15 +94,17 @@ def test_importances_are_a_distribution_that_finds_the_signal(fitted, name):
 
 
 def test_every_tree_based_estimator_defines_feature_importances():
-    # RVFL networks are no trees; every other estimator has the attribute (it may say why not)
+    # RVFL networks are no trees (a ridge solve has no impurity decrease); every other estimator has the
+    # attribute (it may say why not)
     missing = {n for n, c in forestzoo.all_estimators() if not hasattr(c, "feature_importances_")}
-    assert missing == {"RVFLClassifier", "RVFLClassifierCV", "RVFLForestClassifier"}
+    assert missing == {"RVFLClassifier", "RVFLClassifierCV"}
 
 
 # --- naive twins: importances recomputed node by node --------------------------------
 
 def _naive_tree(tree, n_features):
-    """MDI of one axis-aligned tree from the impurities and weights of its nodes, normalised."""
+    """MDI of one tree from the impurities and weights of its nodes, normalised; an oblique node's
+    decrease shared among its features in proportion to ``|weight|``."""
     nodes = tree.nodes
     imp = np.zeros(n_features)
     for k in range(tree.node_count):
@@ -106,7 +113,15 @@ def _naive_tree(tree, n_features):
             continue
         w, wl, wr = (nodes["weighted_n_samples"][i] for i in (k, left, right))
         i, il, ir = (nodes["impurity"][i] for i in (k, left, right))
-        imp[nodes["feature"][k]] += w * i - wl * il - wr * ir
+        gain = w * i - wl * il - wr * ir
+        j = nodes["oblique"][k]
+        if j < 0:
+            imp[nodes["feature"][k]] += gain
+            continue
+        part = slice(tree.obl_ptr[j], tree.obl_ptr[j + 1])
+        aw = np.abs(tree.obl_weight[part])
+        for f, a in zip(tree.obl_feature[part], aw):
+            imp[f] += gain * a / aw.sum()
     return imp / imp.sum() if imp.sum() > 0 else imp
 
 
@@ -121,6 +136,22 @@ def test_denoising_forest_matches_a_naive_twin_over_the_selected_trees(fitted, n
     est = fitted[name]
     trees = [est.forest_.estimators_[j].tree_ for j in est.selected_trees_]
     assert len(trees) < len(est.forest_.estimators_)  # selection dropped trees: they must not count
+    np.testing.assert_allclose(est.feature_importances_, _naive_forest(trees, est.n_features_in_),
+                               rtol=1e-6, atol=1e-12)
+
+
+def test_rvfl_forest_matches_a_naive_twin_over_every_bag_tree(fitted):
+    est = fitted["RVFLForestClassifier"]
+    trees = [t for _, bag in est.bags_ for t in bag if t is not None]
+    assert len(trees) == len(est.bags_) * est.n_classes_  # two classes: each bag holds two whole-bag trees
+    np.testing.assert_allclose(est.feature_importances_, _naive_forest(trees, est.n_features_in_),
+                               rtol=1e-6, atol=1e-12)
+
+
+def test_rvfl_forest_oblique_nodes_share_their_decrease_by_weight(fitted):
+    est = fitted["RVFLForestClassifier-oblique"]
+    trees = [t for _, bag in est.bags_ for t in bag if t is not None]
+    assert any(t.obl_ptr.shape[0] > 1 for t in trees)  # oblique nodes were grown
     np.testing.assert_allclose(est.feature_importances_, _naive_forest(trees, est.n_features_in_),
                                rtol=1e-6, atol=1e-12)
 

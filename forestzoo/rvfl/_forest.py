@@ -29,8 +29,9 @@ from joblib import delayed
 from sklearn.base import ClassifierMixin, clone
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
 
-from .._base import TREE_PARAMETER_CONSTRAINTS, EngineEstimator, tree_params
+from .._base import TREE_PARAMETER_CONSTRAINTS, EngineEstimator, forest_importances, tree_params
 from .._engine.api import TreeTarget, draw_seeds, grow, prepare_data
 from .._parallel import Parallel, single_threaded_blas
 from .._validation import check_fit_data, check_predict_data
@@ -137,6 +138,8 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
         The class labels.
     n_classes_ : int
         The number of classes.
+    feature_importances_ : ndarray of shape ``(n_features_in_,)``
+        Impurity-based (MDI) importances of the bags' trees (see the property).
     n_features_in_ : int
         Number of features seen in ``fit``.
     feature_names_in_ : ndarray of shape ``(n_features_in_,)``
@@ -315,6 +318,28 @@ class RVFLForestClassifier(ClassifierMixin, EngineEstimator):
                                                                    for b in self.bags_)
         votes = np.sum(parts, axis=0)  # summed in bag order: the same for any n_jobs
         return votes / votes.sum(axis=1, keepdims=True)
+
+    @property
+    def feature_importances_(self):
+        """Impurity-based (MDI) feature importances of the bags' trees, normalised to sum to one.
+
+        The trees are engine trees grown on the input features (axis-parallel,
+        or oblique nodes whose decrease is shared among their features in
+        proportion to ``|weight|``), so the mean decrease in impurity is
+        defined as for :class:`~forestzoo.RandomForestClassifier`: each tree's
+        decreases, weighted by its nodes' sample weights and normalised to sum
+        to one, are averaged over every tree of every bag and normalised again.
+        The RVFL networks only choose which trees a row reaches (the
+        ``K``-way split at the root); a ridge solve has no impurity decrease,
+        so they add none.  All zeros when no tree has a split.
+
+        Returns
+        -------
+        feature_importances_ : ndarray of shape ``(n_features_in_,)``
+        """
+        check_is_fitted(self)
+        trees = [t for _, bag_trees in self.bags_ for t in bag_trees if t is not None]
+        return forest_importances(trees, self.n_features_in_)
 
     def predict(self, X):
         """Majority vote of the trees the RVFLs select (ties: the lower class index).
