@@ -73,32 +73,32 @@ def write_dataset(name, directory):
 
 
 # -- models -----------------------------------------------------------------
-#: name -> (family, scikit-learn baseline the ratios are taken against, description).
-#: fz-rf, fz-et, sk-rf and sk-et are the models ``forestzoo bench`` registers as RaF, ET,
-#: sk-RF and sk-ET, with the same parameters; they are built here directly, not through
+#: name -> (family, scikit-learn baseline the ratios are taken against, description, library).
+#: RaF, ET, sk-RF and sk-ET carry the names and the parameters of the models ``forestzoo bench``
+#: registers; they are built here directly, not through
 #: ``forestzoo.bench.make_model``, because the registry imports forestzoo's families (Numba
 #: included, about 60 MB) into every worker, which would inflate scikit-learn's peak RSS.
 MODELS = {
-    "fz-rf": ("rf", "sk-rf", "forestzoo RandomForestClassifier"),
-    "fz-et": ("et", "sk-et", "forestzoo ExtraTreesClassifier"),
-    "sk-rf": ("rf", None, "sklearn RandomForestClassifier"),
-    "sk-et": ("et", None, "sklearn ExtraTreesClassifier"),
-    "lgbm-rf": ("rf", "sk-rf", 'lightgbm LGBMClassifier(boosting_type="rf")'),
-    "xgb-rf": ("rf", "sk-rf", "xgboost XGBRFClassifier"),
+    "RaF": ("rf", "sk-RF", "forestzoo RandomForestClassifier", "forestzoo"),
+    "ET": ("et", "sk-ET", "forestzoo ExtraTreesClassifier", "forestzoo"),
+    "sk-RF": ("rf", None, "sklearn RandomForestClassifier", "sklearn"),
+    "sk-ET": ("et", None, "sklearn ExtraTreesClassifier", "sklearn"),
+    "lgbm-rf": ("rf", "sk-RF", 'lightgbm LGBMClassifier(boosting_type="rf")', "lightgbm"),
+    "xgb-rf": ("rf", "sk-RF", "xgboost XGBRFClassifier", "xgboost"),
 }
 
 
 def make_model(name, n_trees, n_jobs, n_features, n_train):
     """A fully grown forest of ``n_trees`` trees, ``n_jobs`` threads, sqrt(d) features per node."""
-    if name in ("fz-rf", "fz-et"):
+    if name in ("RaF", "ET"):
         import forestzoo
 
-        cls = forestzoo.RandomForestClassifier if name == "fz-rf" else forestzoo.ExtraTreesClassifier
+        cls = forestzoo.RandomForestClassifier if name == "RaF" else forestzoo.ExtraTreesClassifier
         return cls(n_estimators=n_trees, n_jobs=n_jobs, random_state=SEED)
-    if name in ("sk-rf", "sk-et"):
+    if name in ("sk-RF", "sk-ET"):
         from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-        cls = RandomForestClassifier if name == "sk-rf" else ExtraTreesClassifier
+        cls = RandomForestClassifier if name == "sk-RF" else ExtraTreesClassifier
         return cls(n_estimators=n_trees, n_jobs=n_jobs, random_state=SEED)
     frac = math.sqrt(n_features) / n_features  # what max_features="sqrt" draws, as a fraction
     if name == "lgbm-rf":
@@ -130,8 +130,7 @@ def make_model(name, n_trees, n_jobs, n_features, n_train):
 
 
 def library_version(name):
-    module = {"fz": "forestzoo", "sk": "sklearn", "lgbm": "lightgbm", "xgb": "xgboost"}[name.split("-")[0]]
-    return __import__(module).__version__
+    return __import__(MODELS[name][3]).__version__
 
 
 # -- the worker (runs in the child process) ---------------------------------

@@ -3,8 +3,8 @@
 Same data, same run; every (model, dataset, repeat) is fitted in its own fresh
 process, 100 fully grown trees on ``n_jobs=2`` threads by default, and the
 median over ``--repeats`` runs is reported. Ratios are against scikit-learn:
-RF-like models (fz-rf, lgbm-rf, xgb-rf) against sklearn's RandomForest,
-fz-et against sklearn's ExtraTrees.
+RF-like models (RaF, lgbm-rf, xgb-rf) against sklearn's RandomForest,
+ET against sklearn's ExtraTrees.
 
     python benchmarks/bench_forest.py --datasets digits,breast_cancer --repeats 1
     python benchmarks/bench_forest.py --datasets clf100k --repeats 1 --timeout 600 --markdown out.md
@@ -220,7 +220,7 @@ def main(argv=None):
                         continue  # timed out or failed once: repeating only burns the budget
                     spec = {"dataset": name, "model": m, "repeat": rep, "data_path": path,
                             "n_trees": args.n_trees, "n_jobs": args.n_jobs}
-                    if m.startswith("fz-"):
+                    if H.MODELS[m][3] == "forestzoo":
                         H.prewarm_forestzoo(args.timeout)
                     r = H.run_worker(SCRIPT, spec, args.timeout)
                     runs[m].append(r)
