@@ -19,7 +19,8 @@ Usage::
     python benchmarks/bench_interop.py [predict] [--n-train 20000] [--n-predict 100000] [--n-features 20]
                                         [--n-estimators 100] [--n-jobs 2] [--repeats 3]
     FORESTZOO_DATA=../shared/datasets python benchmarks/bench_interop.py dnrf \
-        [--datasets pendigits,optdigits,satimage_landsat,letter] [--n-estimators 100] [--n-epochs 100]
+        [--datasets pendigits,optdigits,satimage_landsat,letter] [--n-estimators 100] [--n-epochs 100] \
+        [--finetune-samples all|tree] [--init-slope 1.0]
 """
 
 import argparse
@@ -85,7 +86,8 @@ def dnrf(args):
     from bench_dnf import split, zscore
 
     print(f"load average {os.getloadavg()[0]:.2f}; n_jobs={args.n_jobs}; {args.n_estimators} trees; "
-          f"at most {args.n_epochs} epochs; random_state 0")
+          f"at most {args.n_epochs} epochs; finetune_samples={args.finetune_samples!r}, "
+          f"init_slope={args.init_slope}; random_state 0")
     print("| dataset | n_train | scikit-learn RF error % | DNRF from it, error % | DNRF < RF? | RF fit (s) | "
           "DNRF fit (s) |")
     print("|---|---|---|---|---|---|---|")
@@ -99,7 +101,8 @@ def dnrf(args):
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the ConvergenceWarning of runs cut off by n_epochs
-            model = DNRFClassifier(n_epochs=args.n_epochs, n_jobs=args.n_jobs, random_state=0)
+            model = DNRFClassifier(n_epochs=args.n_epochs, finetune_samples=args.finetune_samples,
+                                   init_slope=args.init_slope, n_jobs=args.n_jobs, random_state=0)
             model.fit(Xtr, ytr, init_forest=rf)
         t_dnrf = time.perf_counter() - t0
         err = 100 * np.mean(model.predict(Xte) != yte)
@@ -117,6 +120,9 @@ def main():
         p.add_argument("--n-estimators", type=int, default=100)
         p.add_argument("--n-epochs", type=int, default=100)
         p.add_argument("--n-jobs", type=int, default=2)
+        # "tree" fine-tunes each tree on its own bootstrap rows (the forest's estimators_samples_)
+        p.add_argument("--finetune-samples", choices=["all", "tree"], default="all")
+        p.add_argument("--init-slope", type=float, default=1.0)
         dnrf(p.parse_args())
         return
     if len(sys.argv) > 1 and sys.argv[1] == "predict":

@@ -119,7 +119,7 @@ def test_init_forest_conversion_is_exact_before_any_gradient_step(source):
     forest = cls(n_estimators=4, max_depth=6, random_state=0).fit(X, y)
     model = DNRFClassifier(validation_fraction=0.0)
     mean, scale = X.mean(axis=0).astype(np.float64), X.std(axis=0).astype(np.float64) * 3.0
-    trees = model._given_trees(forest, np.unique(y), 4, mean, scale, np.arange(300), np.ones(300))
+    trees = model._given_trees(forest, np.unique(y), 4, mean, scale, np.arange(300), np.ones(300), 300)
     for (tree, _, _), est in zip(trees, forest.estimators_):
         nodes = est.tree_.nodes if source == "forestzoo" else None
         # rows exactly on every threshold of the tree, and one float32 step above
@@ -141,6 +141,7 @@ def test_init_forest_conversion_is_exact_before_any_gradient_step(source):
 
 def test_dnrf_fine_tunes_a_scikit_learn_forest():
     from sklearn.ensemble import ExtraTreesClassifier as SkET, RandomForestClassifier as SkRF, RandomForestRegressor
+    from sklearn.tree import DecisionTreeClassifier as SkTree
 
     X, y = make_moons(300, noise=0.3, random_state=0)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.5, random_state=0)
@@ -156,8 +157,10 @@ def test_dnrf_fine_tunes_a_scikit_learn_forest():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         DNRFClassifier(n_epochs=2, random_state=0).fit(Xtr, ytr, init_forest=SkET(n_estimators=2).fit(Xtr, ytr))
-    with pytest.raises(ValueError, match="finetune_samples"):
-        DNRFClassifier(finetune_samples="tree").fit(Xtr, ytr, init_forest=rf)
+    with pytest.raises(ValueError, match="the X the forest was fitted on"):
+        DNRFClassifier(finetune_samples="tree").fit(Xtr[:-5], ytr[:-5], init_forest=rf)
+    with pytest.raises(ValueError, match="estimators_samples_"):
+        DNRFClassifier(finetune_samples="tree").fit(Xtr, ytr, init_forest=SkTree(random_state=0).fit(Xtr, ytr))
     with pytest.raises(ValueError, match="features"):
         DNRFClassifier().fit(np.c_[Xtr, Xtr], ytr, init_forest=rf)
     with pytest.raises(ValueError, match="classes"):
@@ -165,6 +168,32 @@ def test_dnrf_fine_tunes_a_scikit_learn_forest():
     with pytest.raises(ValueError, match="classifier"):
         DNRFClassifier().fit(Xtr, ytr, init_forest=RandomForestRegressor(n_estimators=2).fit(Xtr, ytr))
     assert not hasattr(model, "_init_forest")
+
+
+@pytest.mark.parametrize("source", ["forestzoo", "sklearn"])
+def test_init_forest_fine_tunes_each_tree_on_its_own_bootstrap_rows(source):
+    """finetune_samples="tree": a given forest's tree is fine-tuned on the training rows of its bootstrap sample,
+    each weighted by its multiplicity times its sample weight; the held-out rows stay out."""
+    from sklearn.ensemble import RandomForestClassifier as SkRF
+
+    X, y = make_moons(200, noise=0.3, random_state=0)
+    cls = RandomForestClassifier if source == "forestzoo" else SkRF
+    forest = cls(n_estimators=3, max_depth=4, random_state=0).fit(X, y)
+    train = np.sort(np.random.RandomState(1).permutation(200)[:150])
+    sw = np.random.RandomState(2).uniform(0.5, 2.0, 200)
+    model = DNRFClassifier(finetune_samples="tree")
+    trees = model._given_trees(forest, np.unique(y), 2, np.zeros(2), np.ones(2), train, sw, 200)
+    for (_, rows, weights), drawn in zip(trees, forest.estimators_samples_):
+        counts = np.bincount(drawn, minlength=200)
+        expected = np.zeros(200)
+        expected[train] = counts[train] * sw[train]
+        assert_array_equal(rows, train[counts[train] > 0])
+        assert_allclose(weights, expected)
+        assert rows.size < train.size  # a bootstrap sample leaves rows out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted = DNRFClassifier(finetune_samples="tree", n_epochs=3, random_state=0).fit(X, y, init_forest=forest)
+    assert fitted.n_estimators_ == 3 and fitted.score(X, y) > 0.8
 
 
 def test_kernel_matches_the_naive_formula_with_oblique_weights():

@@ -158,6 +158,36 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
     return best, info
 
 
+def given_samples(forest, n_samples):
+    """The bootstrap rows of every tree of a fitted bagging forest given as ``init_forest``.
+
+    ``forest.estimators_samples_`` (scikit-learn's forests and forestzoo's
+    give it) indexes the rows the forest was fitted on, which must be the
+    rows of the ``X`` now given (``n_samples`` of them, in the same order).
+
+    Raises
+    ------
+    ValueError
+        When the forest gives no samples (a single tree, a boosted model),
+        or was fitted on another number of rows.
+    """
+    try:
+        samples = forest.estimators_samples_
+    except AttributeError:
+        samples = None
+    if samples is None:
+        raise ValueError(f'finetune_samples="tree" with init_forest needs a bagging forest that gives the rows '
+                         f"of each tree (estimators_samples_); {type(forest).__name__} does not.")
+    # the fitted row count: scikit-learn's forests keep it as _n_samples, forestzoo's as _n_samples_fit
+    fitted_rows = getattr(forest, "_n_samples", getattr(forest, "_n_samples_fit", None))
+    largest = max((int(np.max(s)) for s in samples if len(s)), default=-1)
+    if (fitted_rows is not None and fitted_rows != n_samples) or largest >= n_samples:
+        seen = "more" if fitted_rows is None else fitted_rows
+        raise ValueError(f'finetune_samples="tree" with init_forest needs the X the forest was fitted on: X has '
+                         f"{n_samples} rows, the forest was fitted on {seen}.")
+    return [np.asarray(s, dtype=np.intp) for s in samples]
+
+
 class BaseDNF(ClassifierMixin, EngineEstimator):
     """Common fit / predict of DNDT and DNRF; not for direct use."""
 
@@ -190,7 +220,7 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
             # the given trees read float32 X; the DNFs read its z-scores in float64, and every threshold is
             # moved to z exactly (standardized_thresholds), so the conversion is exact here too
             Xs = (X.astype(np.float32).astype(np.float64) - mean) / scale
-            trees = self._given_trees(given, classes, X.shape[1], mean, scale, train, sample_weight)
+            trees = self._given_trees(given, classes, X.shape[1], mean, scale, train, sample_weight, X.shape[0])
         Xa = augment(Xs)
         funcs = [1] if n_classes == 2 else list(range(n_classes))
         ft_seeds = draw_seeds(np.random.RandomState(int(seeds[1] & 0x7FFFFFFF)), len(trees))
@@ -234,26 +264,35 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
         """``[(Tree, fine-tuning rows, per-row weights)]`` grown on ``train``; set by subclasses."""
         raise TypeError(f"{type(self).__name__} does not say how its initial trees are grown.")
 
-    def _given_trees(self, forest, classes, n_features, mean, scale, train, sample_weight):
+    def _given_trees(self, forest, classes, n_features, mean, scale, train, sample_weight, n_samples):
         """``[(Tree, fine-tuning rows, per-row weights)]`` from an already fitted forest (see ``init_forest``).
 
         Every tree is copied with its thresholds moved to the z scale
         (:func:`~forestzoo.dnf._convert.standardized_thresholds`) and its
-        value columns laid out as the classes of ``y``; every tree is
-        fine-tuned on the training rows.
+        value columns laid out as the classes of ``y``.  Every tree is
+        fine-tuned on the training rows, or, with ``finetune_samples="tree"``,
+        on the training rows of its bootstrap sample (the forest's
+        ``estimators_samples_``, which index the ``n_samples`` rows of ``X``)
+        weighted by their multiplicity.
         """
         from ..interop import given_forest
         from .._engine.api import Tree
 
-        if getattr(self, "finetune_samples", "all") != "all":
-            raise ValueError('init_forest needs finetune_samples="all": the bootstrap samples of a given '
-                             "forest are not those of this X.")
+        drawn = None
+        if getattr(self, "finetune_samples", "all") == "tree":
+            drawn = given_samples(forest, n_samples)
         self.forest_, trees = given_forest(forest, n_features, classes, type(self).__name__)
         out = []
-        for t in trees:
+        for j, t in enumerate(trees):
             nodes = t.nodes.copy()
             nodes["threshold"] = standardized_thresholds(nodes["threshold"], nodes["feature"], mean, scale)
-            out.append((Tree(nodes, t.values, n_features), train, sample_weight))
+            rows, weights = train, sample_weight
+            if drawn is not None:
+                counts = np.bincount(drawn[j], minlength=n_samples).astype(np.float64)
+                rows = train[counts[train] > 0]
+                weights = np.zeros_like(sample_weight)
+                weights[rows] = sample_weight[rows] * counts[rows]
+            out.append((Tree(nodes, t.values, n_features), rows, weights))
         return out
 
     def _after_fit(self, Xa, yk, val, trees):

@@ -394,7 +394,10 @@ class DNRFClassifier(BaseDNF):
             functions reproduce every tree's predictions on every float32
             input, rows on a threshold included, before any gradient step.
             The fine-tuning then reads the z-scores in float64 (the forest
-            reads float32 ``X``).  Needs ``finetune_samples="all"``; the
+            reads float32 ``X``).  With ``finetune_samples="tree"`` each
+            tree is fine-tuned on the training rows of its own bootstrap
+            sample (the forest's ``estimators_samples_``): ``X`` must then
+            hold the rows the forest was fitted on, in the same order.  The
             forest is kept as ``forest_`` (a scikit-learn forest converted
             with :func:`forestzoo.interop.from_sklearn`).
 
