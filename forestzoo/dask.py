@@ -95,18 +95,18 @@ Consequences:
 
 * Every tree sees a bootstrap of all ``n`` rows and the bins of all rows, as
   in memory.  Measured on 300000 x 20 rows, 20 trees
-  (``docs/benchmarks/dask.md``): test accuracy 0.17 pp below the in-memory
-  forest's at 2 and at 4 workers, where per-worker bagging was 0.30 pp (2
-  workers) and 1.14 pp (4 workers) below it.
+  (``docs/benchmarks/dask.md``): test accuracy 0.03 pp below the in-memory
+  forest's at 2 and at 4 workers, where per-worker bagging was 0.86 pp (2
+  workers) and 1.26 pp (4 workers) below it.
 * The forest depends on ``random_state`` and on the partitioning (the
   bootstrap counts are drawn per partition), not on which worker holds which
   partition: the histograms are summed in the same order wherever they are.
 * The fit makes a round trip to the client per level above the small nodes
   (a few levels), moves each small node's rows (its ``uint8`` codes, counts,
   weights and targets) once, and calls the engine once per small node.  In
-  the same measurement it took 24.4 s on 2 workers and 41.2 s on 4 (worker
-  processes on 2 shared cores), against 18.4 s in memory and 10.1 s and
-  6.7 s for per-worker bagging, whose trees are grown on fewer rows.
+  the same measurement it took 4.3 s on 2 workers and 5.2 s on 4 (worker
+  processes on 2 cores), against 2.3 s in memory and 1.9 s and 1.1 s for
+  per-worker bagging, whose trees are grown on fewer rows.
 * A worker holds its partitions, their codes, an ``int32`` bootstrap count
   and node per row and tree of a batch of 32 trees, and the small nodes it
   grows; the client holds the sketches, histograms, splits and subtrees.
@@ -129,7 +129,12 @@ from the graph elsewhere, and the forest is the one fitted without the fault
 (the bootstrap counts are seeded per partition, the histograms summed in a
 fixed order).  Partitions that have no graph (scattered data) cannot be
 recomputed: ``fit`` then raises a ``RuntimeError`` that says so, leaving a
-previously fitted model as it was.
+previously fitted model as it was.  Not being restricted, a level's task may
+also be moved by ``distributed``'s work stealing to an idle worker, which
+then fetches that partition's codes and rows' state (a cost in transfers;
+the forest is the same).  A cluster started with the configuration
+``distributed.scheduler.work-stealing: False`` keeps every such task on the
+worker holding its partition.
 
 Compilation: :func:`warm_up` compiles the estimator's Numba kernels on one
 worker first and then loads them on the others from the on-disk cache;

@@ -444,8 +444,24 @@ def test_global_bagging_refuses_what_it_does_not_grow_before_scheduling(client, 
     assert _scheduler_transitions(client) == before
 
 
-def test_global_bagging_moves_histograms_not_rows(client, cluster, monkeypatch):
+@pytest.fixture
+def no_stealing_cluster_client():
+    """A cluster without work stealing: the level tasks of global bagging prefer their partition's worker without
+    being restricted to it (a partition recomputed after a fault runs anywhere), so the scheduler's stealing, when
+    the machine is loaded, may move one; what the design itself moves is measured here."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.work-stealing": False}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, **LOOPBACK) as cluster, \
+            distributed.Client(cluster, set_as_default=False) as client:
+        yield cluster, client
+
+
+def test_global_bagging_moves_histograms_not_rows(no_stealing_cluster_client, monkeypatch):
     import forestzoo._dask_hist as dask_hist
+
+    cluster, client = no_stealing_cluster_client
+    assert "stealing" not in cluster.scheduler.extensions
 
     monkeypatch.setattr(dask_hist, "SKETCH_POINTS", 64)  # quantile summaries, not the columns
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 10)  # every node on histograms: no row leaves its worker
