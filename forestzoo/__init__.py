@@ -11,6 +11,8 @@ import ast
 from importlib import import_module
 from pathlib import Path
 
+from ._compile import compile_kernels
+
 __version__ = "0.1.0.dev0"
 
 #: Subpackages holding public estimators, in the order they are exported.
@@ -37,7 +39,7 @@ def _exports():
 
 
 _EXPORTS = _exports()
-__all__ = ["FAMILIES", "all_estimators", "show_versions", "__version__", *_EXPORTS]
+__all__ = ["FAMILIES", "all_estimators", "compile_kernels", "show_versions", "__version__", *_EXPORTS]
 
 
 def __getattr__(name):

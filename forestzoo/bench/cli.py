@@ -1,5 +1,5 @@
-"""The ``forestzoo`` command line: ``bench``, ``plot boundary``, ``datasets``,
-``models``, ``suites``."""
+"""The ``forestzoo`` command line: ``bench``, ``plot boundary``, ``compile``,
+``datasets``, ``models``, ``suites``."""
 
 import argparse
 import os
@@ -132,6 +132,35 @@ def _add_plot(sub):
     boundary.add_argument("--data-home", default=None, metavar="DIR")
 
 
+def _add_compile(sub):
+    comp = sub.add_parser(
+        "compile", help="compile the estimators' Numba kernels ahead of their first use",
+        description="Fit and predict a small instance of each estimator in worker processes, so that "
+                    "the kernels of its default configuration are compiled and written to Numba's "
+                    "on-disk cache (NUMBA_CACHE_DIR, or beside the package); later processes load "
+                    "them instead of compiling them. Run it where a first use should not wait: "
+                    "a Docker image's build, a CI cache step, a cluster's set-up.")
+    comp.add_argument("--estimators", type=_csv, default=None, metavar="NAMES",
+                      help="comma-separated estimator names (default: every estimator)")
+    comp.add_argument("--jobs", type=int, default=None, metavar="N",
+                      help="worker processes (default: every core)")
+    comp.add_argument("--quiet", action="store_true", help="print only the total")
+
+
+def _compile(args):
+    from .._compile import _environment_note, compile_kernels
+
+    if not args.quiet:
+        print(f"forestzoo: compiling kernels into {_environment_note()}", flush=True)
+    try:
+        seconds = compile_kernels(args.estimators, n_jobs=args.jobs, verbose=not args.quiet)
+    except ValueError as exc:
+        print(f"forestzoo compile: {exc}", file=sys.stderr)
+        return 2
+    print(f"forestzoo: kernels of {len(seconds) - 1} tasks ready in {seconds['total']:.1f} s", flush=True)
+    return 0
+
+
 def _build_parser():
     parser = argparse.ArgumentParser(
         prog="forestzoo",
@@ -143,6 +172,7 @@ def _build_parser():
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_bench(sub)
     _add_plot(sub)
+    _add_compile(sub)
     sub.add_parser("datasets", help="list the registered datasets")
     sub.add_parser("models", help="list the registered models")
     sub.add_parser("suites", help="list the benchmark suites")
@@ -367,6 +397,8 @@ def main(argv=None):
         return _bench(args, argv)
     if args.command == "plot":
         return _plot(args)
+    if args.command == "compile":
+        return _compile(args)
     return {"datasets": _list_datasets, "models": _list_models,
             "suites": _list_suites}[args.command]()
 
