@@ -248,8 +248,8 @@ class _Progress:
 
 
 def _announce_compilation():
-    print("forestzoo: compiling forestzoo's kernels, first run only (they are cached for later runs)",
-          file=sys.stderr, flush=True)
+    print("forestzoo: compiling forestzoo's kernels, first run only (they are cached for later runs; "
+          "'forestzoo compile' compiles them ahead, on every core)", file=sys.stderr, flush=True)
 
 
 def _bench(args, argv):
