@@ -146,4 +146,4 @@ def compile_kernels(estimators=None, *, n_jobs=None, verbose=False):
 def _environment_note():
     """Where the cache is written, for the command's first line."""
     where = os.environ.get("NUMBA_CACHE_DIR")
-    return f"NUMBA_CACHE_DIR={where}" if where else "the package's __pycache__ folders"
+    return f"NUMBA_CACHE_DIR={where}" if where else "Numba's cache (the package's __pycache__ folders when writable)"
