@@ -38,6 +38,15 @@ def _small_fit(names):
     import forestzoo
 
     classes = dict(forestzoo.all_estimators())
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 4))
+    regression = [(X, X[:, 0] + 0.1 * rng.normal(size=60))]
+    classification = []
+    for n_classes in (2, 3):
+        y = np.arange(60) % n_classes
+        Xy = X.copy()
+        Xy[:, 0] += y  # the classes shifted along feature 0
+        classification.append((Xy, y))
     start = time.perf_counter()
     for name in names:
         estimator = classes[name]()
@@ -45,15 +54,7 @@ def _small_fit(names):
         params = {k: v for k, v in {"n_estimators": 5, "random_state": 0, "n_jobs": 1}.items() if k in known}
         params.update(getattr(classes[name], "_fast_check_params", {}))
         estimator.set_params(**params)
-        rng = np.random.RandomState(0)
-        X = rng.normal(size=(60, 4))
-        if is_classifier(estimator):
-            targets = [np.arange(60) % 2, np.arange(60) % 3]
-        else:
-            targets = [X[:, 0] + 0.1 * rng.normal(size=60)]
-        for y in targets:
-            Xy = X.copy()
-            Xy[:, 0] += y if is_classifier(estimator) else 0.0
+        for Xy, y in classification if is_classifier(estimator) else regression:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # few trees, few epochs: convergence warnings
                 estimator.fit(Xy, y)

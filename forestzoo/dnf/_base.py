@@ -158,6 +158,17 @@ def finetune(dnf, Xa, yk, sw, val_sw, train_rows, val_rows, grid, momentum, batc
     return best, info
 
 
+def bootstrap_rows(train, counts, sample_weight):
+    """A tree's fine-tuning rows and weights from its bootstrap ``counts`` of the rows ``train`` (aligned with it).
+
+    The rows of ``train`` drawn at least once, and per-row weights: the
+    sample weight times the count on ``train``, zero elsewhere.
+    """
+    weights = np.zeros_like(sample_weight)
+    weights[train] = sample_weight[train] * counts
+    return train[counts > 0], weights
+
+
 def given_samples(forest, n_samples):
     """The bootstrap rows of every tree of a fitted bagging forest given as ``init_forest``.
 
@@ -289,9 +300,7 @@ class BaseDNF(ClassifierMixin, EngineEstimator):
             rows, weights = train, sample_weight
             if drawn is not None:
                 counts = np.bincount(drawn[j], minlength=n_samples).astype(np.float64)
-                rows = train[counts[train] > 0]
-                weights = np.zeros_like(sample_weight)
-                weights[rows] = sample_weight[rows] * counts[rows]
+                rows, weights = bootstrap_rows(train, counts[train], sample_weight)
             out.append((Tree(nodes, t.values, n_features), rows, weights))
         return out
 

@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._base import CLASSIFICATION_CRITERIA, forest_importances
 from ..ensemble import RandomForestClassifier
 from ..tree import DecisionTreeClassifier
-from ._base import BaseDNF
+from ._base import BaseDNF, bootstrap_rows
 
 _TREE_CONSTRAINTS = {
     "criterion": [StrOptions(CLASSIFICATION_CRITERIA)],
@@ -427,9 +427,7 @@ class DNRFClassifier(BaseDNF):
             if self.finetune_samples == "tree" and self.bootstrap:
                 # the rows this tree was grown on, with their bootstrap multiplicity
                 counts = np.bincount(drawn, minlength=train.shape[0]).astype(np.float64)
-                rows = train[counts > 0]
-                weights = np.zeros_like(sample_weight)
-                weights[train] = sample_weight[train] * counts
+                rows, weights = bootstrap_rows(train, counts, sample_weight)
             out.append((tree, rows, weights))
         return out
 
