@@ -64,6 +64,23 @@ def _sparse_like(n_rows, n_features, density, seed=0):
     return X, y
 
 
+
+def test_eight_row_walk_reaches_every_leaf_for_any_row_count():
+    """Every row count (fewer rows than eight, not a multiple of eight: the rows walked one at a time), and
+    rows of very unequal depths side by side in the eight lanes (a shallow leaf beside fully grown paths)."""
+    X, y = make_classification(3000, 10, random_state=2)
+    X[::7, 1] = np.nan
+    tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    depth = tree.nodes["depth"][_full_apply(tree, np.float32(X))]
+    order = np.argsort(depth, kind="stable")
+    rows = np.float32(np.vstack([X[order[:40]], X[order[-40:]], X[:300]]))  # shallow and deep leaves together
+    rng = np.random.RandomState(0)
+    for n in list(range(0, 26)) + [63, 64, 65, 379, 380]:
+        Xt = np.ascontiguousarray(rows[rng.permutation(rows.shape[0])[:n]] if n <= rows.shape[0] else rows)
+        got = np.full(Xt.shape[0], -1, np.intp)
+        apply_compact(Xt, tree.compact, tree.walk_nodes, tree.obl_ptr, tree.obl_feature, tree.obl_weight, got)
+        assert_array_equal(got, _full_apply(tree, Xt) if n else np.empty(0, np.intp))
+
 def test_walk_by_branch_reaches_the_leaves_of_the_eight_row_walk():
     """Both walks by branches (the preorder one on depth-first trees only) against the eight-row walk, NaN
     (in feature 0 too), rows on, just below and just above every threshold; best-first trees are not in
