@@ -61,7 +61,31 @@ def _small_fit(names):
                 for method in ("predict", "predict_proba", "decision_function"):
                     if hasattr(estimator, method):
                         getattr(estimator, method)(Xy)
+                if name in ENGINE_FIRST:
+                    _both_walks(estimator, Xy)
     return time.perf_counter() - start
+
+
+def _both_walks(forest, X):
+    """Run both dense walks of axis-aligned trees on one of ``forest``'s trees.
+
+    A forest's prediction walks its rows eight together or in lanes that
+    take the next row, by the shape of its trees
+    (:func:`forestzoo._engine.tree.walk_in_lanes`); the small fit's trees
+    choose one, a later model's may choose the other.
+    """
+    import numpy as np
+
+    from ._engine.api import Tree, apply_compact, apply_lanes
+
+    trees = [getattr(e, "tree_", None) for e in getattr(forest, "estimators_", [forest])]
+    tree = next((t for t in trees if isinstance(t, Tree) and t.obl_ptr.shape[0] <= 1), None)
+    if tree is None:
+        return
+    rows = np.ascontiguousarray(X, dtype=np.float32)
+    out = np.empty(rows.shape[0], dtype=np.intp)
+    apply_compact(rows, tree.compact, tree.walk_nodes, tree.obl_ptr, tree.obl_feature, tree.obl_weight, out)
+    apply_lanes(rows, tree.compact, out)
 
 
 def _plan(estimators, known):

@@ -10,9 +10,9 @@ import pytest
 
 from forestzoo import DecisionTreeClassifier, ExtraTreesRegressor, RandomForestClassifier, RotationForestClassifier
 from forestzoo._engine.tree import (
-    BRANCH_MIN_BYTES, COMPACT_DTYPE, NODE_DTYPE, LeafValueTree, PredictionTree, Tree, apply_by_branch,
-    apply_by_branch_preorder, apply_compact, branch_walker,
-    compact_table, walk_by_branch,
+    BRANCH_MIN_BYTES, COMPACT_DTYPE, LANES_MAX_BYTES, LANES_MIN_SPREAD, NODE_DTYPE, LeafValueTree, PredictionTree,
+    Tree, apply_by_branch, apply_by_branch_preorder, apply_compact, apply_lanes, branch_walker, compact_table,
+    path_spread, walk_by_branch, walk_in_lanes,
 )
 
 
@@ -65,9 +65,10 @@ def _sparse_like(n_rows, n_features, density, seed=0):
 
 
 
-def test_eight_row_walk_reaches_every_leaf_for_any_row_count():
-    """Every row count (fewer rows than eight, not a multiple of eight: the rows walked one at a time), and
-    rows of very unequal depths side by side in the eight lanes (a shallow leaf beside fully grown paths)."""
+def test_eight_row_walks_reach_every_leaf_for_any_row_count():
+    """Both eight-row walks (together, and in lanes that take the next row at once): every row count (fewer
+    rows than eight, not a multiple of eight), rows of very unequal depths side by side (a shallow leaf beside
+    fully grown paths), and the rows still on their way when no row is left."""
     X, y = make_classification(3000, 10, random_state=2)
     X[::7, 1] = np.nan
     tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
@@ -77,9 +78,53 @@ def test_eight_row_walk_reaches_every_leaf_for_any_row_count():
     rng = np.random.RandomState(0)
     for n in list(range(0, 26)) + [63, 64, 65, 379, 380]:
         Xt = np.ascontiguousarray(rows[rng.permutation(rows.shape[0])[:n]] if n <= rows.shape[0] else rows)
+        want = _full_apply(tree, Xt) if n else np.empty(0, np.intp)
         got = np.full(Xt.shape[0], -1, np.intp)
         apply_compact(Xt, tree.compact, tree.walk_nodes, tree.obl_ptr, tree.obl_feature, tree.obl_weight, got)
-        assert_array_equal(got, _full_apply(tree, Xt) if n else np.empty(0, np.intp))
+        assert_array_equal(got, want)
+        got[:] = -1
+        apply_lanes(Xt, tree.compact, got)
+        assert_array_equal(got, want)
+
+
+def test_lanes_are_chosen_for_unbalanced_trees_in_cache_only():
+    X, y = make_classification(4000, 10, random_state=0)
+    deep = RandomForestClassifier(3, random_state=0).fit(X, y)
+    shallow = RandomForestClassifier(3, max_depth=4, random_state=0).fit(X, y)
+    for e in deep.estimators_:
+        assert path_spread(e.tree_) >= LANES_MIN_SPREAD and walk_in_lanes(e.tree_)
+    for e in shallow.estimators_:
+        assert path_spread(e.tree_) < LANES_MIN_SPREAD and not walk_in_lanes(e.tree_)
+    # the spread: the expected deepest of eight paths over the mean path, for the training rows
+    t = deep.estimators_[0].tree_
+    leaf = t.nodes["left"] < 0
+    steps = np.repeat(t.nodes["depth"][leaf] + 1, np.round(t.nodes["weighted_n_samples"][leaf]).astype(int))
+    draws = np.random.RandomState(0).choice(steps, (20000, 8))
+    assert abs(draws.max(axis=1).mean() / steps.mean() - path_spread(t)) < 0.02
+    # a prediction-only tree (no training weights kept) weighs its leaves equally, and is still chosen
+    assert walk_in_lanes(PredictionTree(t))
+    noisy = make_classification(60000, 10, flip_y=0.6, random_state=0)  # a leaf for every few rows
+    big = DecisionTreeClassifier(splitter="random", random_state=0).fit(*noisy).tree_
+    assert path_spread(big) >= LANES_MIN_SPREAD and big.compact.nbytes > LANES_MAX_BYTES and not walk_in_lanes(big)
+    oblique = RotationForestClassifier(n_estimators=1, random_state=0).fit(X[:500], y[:500]).estimators_[0].tree_
+    assert not walk_in_lanes(oblique)
+
+
+def test_forest_predictions_do_not_depend_on_the_lanes(monkeypatch):
+    import forestzoo.ensemble._forest as forest_module
+
+    X, y = make_classification(3000, 10, random_state=1)
+    X[::9, 2] = np.nan
+    for est in (RandomForestClassifier(6, random_state=0), ExtraTreesRegressor(6, random_state=0)):
+        est.fit(X, y)
+        assert all(walk_in_lanes(e.tree_) for e in est.estimators_)
+        got = est.predict_proba(X) if hasattr(est, "predict_proba") else est.predict(X)
+        leaves = est.apply(X)
+        with monkeypatch.context() as m:
+            m.setattr(forest_module, "walk_in_lanes", lambda tree: False)
+            m.setattr(Tree, "apply", lambda self, rows: _full_apply(self, rows))
+            assert_array_equal(got, est.predict_proba(X) if hasattr(est, "predict_proba") else est.predict(X))
+            assert_array_equal(leaves, est.apply(X))
 
 def test_walk_by_branch_reaches_the_leaves_of_the_eight_row_walk():
     """Both walks by branches (the preorder one on depth-first trees only) against the eight-row walk, NaN

@@ -37,7 +37,9 @@ they are for:
   compact prediction record :data:`COMPACT_DTYPE`, and
   the compiled predictor kernels :func:`apply_compact` (and
   the walk :func:`branch_walker` picks, :func:`apply_by_branch_preorder` or
-  :func:`apply_by_branch`, where :func:`walk_by_branch` says so),
+  :func:`apply_by_branch`, where :func:`walk_by_branch` says so; the walk
+  in refilling lanes :func:`apply_lanes`, where :func:`walk_in_lanes` says
+  so from the tree's :func:`path_spread`),
   :func:`accumulate_compact`, :func:`accumulate_compact_leaves`,
   :func:`accumulate_tree` and :func:`oblique_side` (the side a row takes at
   an oblique node), :func:`add_leaf_values` / :func:`add_leaf_rows` (a
@@ -85,8 +87,8 @@ from .splitters.stochastic import (
 from .tree import (
     COMPACT_DTYPE, NODE_DTYPE, TREE_LEAF, LeafValueTree, PredictionTree, Tree, accumulate_compact, accumulate_compact_leaves,
     accumulate_tree, add_leaf_rows, add_leaf_values, apply_by_branch, apply_by_branch_preorder, apply_compact,
-    apply_csr, apply_csr_preorder, branch_walker, csr_arrays, csr_walker, dense_row_blocks, is_preorder,
-    walk_by_branch, walks_csr,
+    apply_csr, apply_csr_preorder, apply_lanes, branch_walker, csr_arrays, csr_walker, dense_row_blocks, is_preorder,
+    path_spread, walk_by_branch, walk_in_lanes, walks_csr,
 )
 from .tree import _oblique_side as oblique_side
 
@@ -109,6 +111,7 @@ __all__ = [
     "oblique_side", "apply_csr", "apply_csr_preorder", "csr_walker", "is_preorder", "csr_arrays", "walks_csr",
     "add_leaf_values", "add_leaf_rows",
     "walk_by_branch", "apply_by_branch", "apply_by_branch_preorder", "branch_walker",
+    "walk_in_lanes", "apply_lanes", "path_spread",
     # edits
     "class_targets", "compact", "empty_nodes", "expand_leaves", "node_sums", "prune_to_leaves", "refit_values",
     "regression_targets", "values_from_sums",

@@ -26,8 +26,8 @@ from .._base import (
 )
 from .._engine.api import (
     LeafValueTree, MultiOutputTarget, PredictionTree, Tree, TreeTarget, accumulate_compact, accumulate_compact_leaves,
-    add_leaf_rows, add_leaf_values, branch_walker, csr_arrays, csr_walker, dense_row_blocks, grow, prepare_data,
-    walk_by_branch, walks_csr,
+    add_leaf_rows, add_leaf_values, apply_lanes, branch_walker, csr_arrays, csr_walker, dense_row_blocks, grow,
+    prepare_data, walk_by_branch, walk_in_lanes, walks_csr,
 )
 from .._parallel import Parallel
 from .._validation import apply_class_weight, check_fit_data, check_predict_data, check_warm_start_features
@@ -363,6 +363,10 @@ class BaseForest(EngineEstimator):
         csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
         walkers = [csr_walker(t) for t in trees] if csr is not None else None
         by_branch = [branch_walker(t) if not issparse(X) and walk_by_branch(t, X) else None for t in trees]
+        if not issparse(X) and 2 * sum(walk_in_lanes(t) for t in trees) > len(trees):
+            # most trees walk faster in refilling lanes: all axis-aligned trees do, so one walk is compiled
+            by_branch = [apply_lanes if br is None and t.obl_ptr.shape[0] <= 1 else br
+                         for t, br in zip(trees, by_branch)]
 
         walks = X.shape[0] * len(trees)  # the leaves of every row in every tree, kept when shared out by trees
         lo, hi = TREE_PARALLEL_WALKS
@@ -395,7 +399,7 @@ class BaseForest(EngineEstimator):
                 block = out[a:b]  # a view: each thread writes its own rows
                 leaves = np.empty(b - a, dtype=np.intp)
                 for t, c, br in zip(trees, compact, by_branch):
-                    if br is not None:  # wide rows beyond the cache: one row at a time, by branches
+                    if br is not None:  # by branches (wide rows beyond the cache) or in refilling lanes
                         br(rows, c, leaves)
                         _add_leaves(t, leaves, block)
                     elif isinstance(t, LeafValueTree):
