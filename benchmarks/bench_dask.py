@@ -227,9 +227,16 @@ def main():
     parser.add_argument("--skip-local", action="store_true")
     parser.add_argument("--task-stream", action="store_true",
                         help="print the time inside each kind of task of the second fit (distributed's task stream)")
+    parser.add_argument("--local-code-bytes", type=int,
+                        help="global bagging: grow a node on one worker below max(100000, this / n_features) "
+                             "distinct rows (default: forestzoo's 8 MiB; 0: 100000 rows)")
     parser.add_argument("--first-fit", action="store_true",
                         help="time the first fit on fresh clusters with an empty NUMBA_CACHE_DIR, then exit")
     args = parser.parse_args()
+    if args.local_code_bytes is not None:  # read by the client, which chooses the nodes grown on one worker
+        import forestzoo._dask_hist
+
+        forestzoo._dask_hist.LOCAL_CODE_BYTES = args.local_code_bytes
     if args.first_fit:
         import tempfile
 

@@ -35,7 +35,7 @@ rows alone, gathered to one worker.
    them and then on until one is not constant in the node, scikit-learn's
    rule, asking the partitions for more histograms when all were constant),
    and the partitions route their rows to the children.
-4. **Small nodes.**  A node with fewer than :data:`LOCAL_ROWS` distinct rows
+4. **Small nodes.**  A node with fewer than :func:`local_rows` distinct rows
    is gathered to one worker and grown to its end by the in-memory engine
    (:func:`forestzoo._engine.api.grow`, hist splitter) on its rows' codes
    and the global bin edges and bounds, with the bootstrap counts times the weights as
@@ -61,8 +61,13 @@ from ._jit import njit
 
 #: Largest number of order statistics per feature a partition sends for the bin edges.
 SKETCH_POINTS = 2048
-#: A node with fewer distinct rows than this is grown to its end on one worker by the in-memory engine.
+#: A node with fewer distinct rows than :func:`local_rows` gives is grown to its end on one worker by the
+#: in-memory engine: at least this many rows, ...
 LOCAL_ROWS = 100_000
+#: ... or as many as this many bytes of ``uint8`` codes hold (419,430 rows of 20 features).  Each small node
+#: costs a task per partition, a transfer and an engine call, and the levels above it a round trip each; on
+#: narrow data a larger node keeps those fixed costs down while its rows stay a few MiB.
+LOCAL_CODE_BYTES = 8 << 20
 #: Trees grown together (one pass over the partitions per level serves all of them).
 BATCH_TREES = 32
 MISSING = 255
@@ -373,6 +378,12 @@ def grow_local(spec, edges, n_bins, bounds, *pieces):
     return tree.nodes, tree.values
 
 
+def local_rows(n_features):
+    """Distinct rows below which a node is grown on one worker: the larger of :data:`LOCAL_ROWS` and the rows
+    whose codes fit in :data:`LOCAL_CODE_BYTES`."""
+    return max(LOCAL_ROWS, LOCAL_CODE_BYTES // max(int(n_features), 1))
+
+
 def warm_kernels(n_features, classification):
     """Compile (or load from Numba's disk cache) the partitions' kernels on a few random rows.
 
@@ -499,6 +510,7 @@ class GlobalGrower:
         self.n = int(self.n_rows.sum())
         self.classes, self.class_weights = classes, class_weights
         self.n_features = n_features
+        self.local_rows = local_rows(n_features)
         self.classification = classes is not None
         self.n_classes = 0 if classes is None else int(classes.shape[0])
         self.params = tree_params(estimator, self.n, n_features, max(self.n_classes, 1))
@@ -601,7 +613,7 @@ class GlobalGrower:
                         nd.wimp = _weighted_impurity(nd.tot, self.criterion)
                         if self._is_leaf(nd):
                             nd.order = None
-                        elif nd.tot[0] < LOCAL_ROWS:
+                        elif nd.tot[0] < self.local_rows:
                             nd.order = None
                             nd.subtree = "local"
                     first = False
@@ -636,7 +648,7 @@ class GlobalGrower:
                         table[side, k] = -1
                         continue
                     table[side, k] = len(nxt)
-                    if child.tot[0] < LOCAL_ROWS:
+                    if child.tot[0] < self.local_rows:
                         child.subtree = "local"
                     else:
                         self._draw_order(child, rngs[child.tree])

@@ -84,7 +84,8 @@ Spark", 2016), implemented in ``forestzoo._dask_hist``:
    ``min_samples_split``, ``min_weight_fraction_leaf``,
    ``min_impurity_decrease``, ``max_depth``, NaN rows tried on both sides);
    the partitions route their rows to the children;
-4. a node with fewer than 100000 distinct rows is gathered to one worker and
+4. a node with fewer than 100000 distinct rows, or than 8 MiB of codes hold
+   (419430 rows of 20 features), is gathered to one worker and
    grown to its end by the in-memory engine (hist splitter) on its rows'
    codes and the global bin edges, with the bootstrap counts as weights,
    then grafted in;
@@ -95,18 +96,20 @@ Consequences:
 
 * Every tree sees a bootstrap of all ``n`` rows and the bins of all rows, as
   in memory.  Measured on 300000 x 20 rows, 20 trees
-  (``docs/benchmarks/dask.md``): test accuracy 0.03 pp below the in-memory
-  forest's at 2 and at 4 workers, where per-worker bagging was 0.86 pp (2
-  workers) and 1.26 pp (4 workers) below it.
+  (``docs/benchmarks/dask.md``): test accuracy 0.11 pp below the in-memory
+  forest's on average over 8 data seeds (0.37 pp below on the seed of the
+  main table, at 2 and at 4 workers), where per-worker bagging was 0.93 pp
+  (2 workers) and 1.26 pp (4 workers) below it.
 * The forest depends on ``random_state`` and on the partitioning (the
   bootstrap counts are drawn per partition), not on which worker holds which
   partition: the histograms are summed in the same order wherever they are.
 * The fit makes a round trip to the client per level above the small nodes
   (a few levels), moves each small node's rows (its ``uint8`` codes, counts,
   weights and targets) once, and calls the engine once per small node.  In
-  the same measurement it took 4.3 s on 2 workers and 5.2 s on 4 (worker
-  processes on 2 cores), against 2.3 s in memory and 1.9 s and 1.1 s for
-  per-worker bagging, whose trees are grown on fewer rows.
+  the same measurement it took 3.7 s on 2 workers and 3.8 s on 4 (worker
+  processes on 2 cores), against 2.3 s in memory and 1.8 s and 1.1 s for
+  per-worker bagging, whose trees are grown on fewer rows; on 3,000,000
+  rows 42.6 s on 2 workers against 38.3 s in memory.
 * A worker holds its partitions, their codes, an ``int32`` bootstrap count
   and node per row and tree of a batch of 32 trees, and the small nodes it
   grows; the client holds the sketches, histograms, splits and subtrees.

@@ -67,6 +67,16 @@ def _placed(client, arr, workers_of_blocks):
     return da.concatenate(blocks)
 
 
+def test_small_nodes_are_bounded_by_rows_and_by_bytes_of_codes():
+    """A node is grown on one worker below 100000 distinct rows, or below the rows whose uint8 codes fill
+    8 MiB on narrow data."""
+    import forestzoo._dask_hist as dask_hist
+
+    assert dask_hist.local_rows(20) == (8 << 20) // 20 == 419430
+    assert dask_hist.local_rows(1000) == 100000  # wide rows: the row bound
+    assert dask_hist.local_rows(0) == 8 << 20
+
+
 @pytest.mark.parametrize("dask_cls, local_cls", [
     (DaskRandomForestClassifier, RandomForestClassifier), (DaskExtraTreesClassifier, ExtraTreesClassifier),
     (DaskRandomForestRegressor, RandomForestRegressor), (DaskExtraTreesRegressor, ExtraTreesRegressor),
@@ -328,6 +338,7 @@ def test_global_forest_does_not_depend_on_placement_and_is_deterministic(client,
     import forestzoo._dask_hist as dask_hist
 
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 150)  # levels on histograms, then subtrees on one worker
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     X, y = _xor_data(1200)
     target = y if dask_cls is DaskRandomForestClassifier else X[:, 0] * 2.0 + y
     a, b = _workers(client)
@@ -366,6 +377,7 @@ def test_global_tree_is_the_in_memory_tree_on_the_same_bins(client, monkeypatch)
     import forestzoo._dask_hist as dask_hist
 
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 100)
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     X, y = _xor_data(900)
     X = np.round(X, 1)
     params = dict(n_estimators=1, bootstrap=False, max_features=None, random_state=0)
@@ -385,6 +397,7 @@ def test_global_bagging_matches_the_in_memory_forest_where_local_bagging_falls_s
     import forestzoo._dask_hist as dask_hist
 
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 500)
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     X, y = _xor_data(4000, seed=1)
     X_test, y_test = _xor_data(20000, seed=2)
     a, b = _workers(client)
@@ -465,6 +478,7 @@ def test_global_bagging_moves_histograms_not_rows(no_stealing_cluster_client, mo
 
     monkeypatch.setattr(dask_hist, "SKETCH_POINTS", 64)  # quantile summaries, not the columns
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 10)  # every node on histograms: no row leaves its worker
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     X, y = _data(n=60000, d=8)
     a, b = _workers(client)
     Xd, yd = _placed(client, X, [a, b, a, b]), _placed(client, y, [a, b, a, b])
@@ -526,6 +540,7 @@ def test_global_worker_killed_mid_fit_partitions_recomputed_same_forest(process_
     import forestzoo._dask_hist as dask_hist
 
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 300)  # levels on histograms above the subtrees: routing happens
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     client = process_client
     X, y = _xor_data(2000)
     Xd, yd = client.persist([da.from_array(X, chunks=500), da.from_array(y, chunks=500)])
@@ -546,6 +561,7 @@ def test_global_worker_killed_with_data_that_cannot_be_recomputed_keeps_the_prev
     import forestzoo._dask_hist as dask_hist
 
     monkeypatch.setattr(dask_hist, "LOCAL_ROWS", 300)
+    monkeypatch.setattr(dask_hist, "LOCAL_CODE_BYTES", 0)
     client = process_client
     X, y = _xor_data(2000)
     a, b = _workers(client)
