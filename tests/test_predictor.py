@@ -12,7 +12,7 @@ from forestzoo import DecisionTreeClassifier, ExtraTreesRegressor, RandomForestC
 from forestzoo._engine.tree import (
     BRANCH_MIN_BYTES, COMPACT_DTYPE, LANES_MAX_BYTES, LANES_MIN_SPREAD, NODE_DTYPE, LeafValueTree, PredictionTree,
     Tree, apply_by_branch, apply_by_branch_preorder, apply_compact, apply_lanes, branch_walker, compact_table,
-    path_spread, walk_by_branch, walk_in_lanes,
+    _leaf_depths, path_spread, walk_by_branch, walk_in_lanes,
 )
 
 
@@ -103,6 +103,7 @@ def test_lanes_are_chosen_for_unbalanced_trees_in_cache_only():
     assert abs(draws.max(axis=1).mean() / steps.mean() - path_spread(t)) < 0.02
     # a prediction-only tree (no training weights kept) weighs its leaves equally, and is still chosen
     assert walk_in_lanes(PredictionTree(t))
+    assert_array_equal(np.sort(_leaf_depths(t.compact)), np.sort(t.nodes["depth"][leaf]))
     noisy = make_classification(60000, 10, flip_y=0.6, random_state=0)  # a leaf for every few rows
     big = DecisionTreeClassifier(splitter="random", random_state=0).fit(*noisy).tree_
     assert path_spread(big) >= LANES_MIN_SPREAD and big.compact.nbytes > LANES_MAX_BYTES and not walk_in_lanes(big)

@@ -555,16 +555,37 @@ def path_spread(tree):
     the walk.  Leaves are weighted by their training weight; a tree that
     does not keep it (:class:`PredictionTree`) weighs its leaves equally.
     """
-    nodes = tree.nodes
-    leaf = nodes["left"] == TREE_LEAF
-    depth = nodes["depth"][leaf].astype(np.int64)
-    w = nodes["weighted_n_samples"][leaf]
-    if not (np.all(np.isfinite(w)) and w.sum() > 0):
+    if isinstance(tree, PredictionTree):  # no node records: depths from the compact table, leaves weighed equally
+        depth = _leaf_depths(tree.cnodes)
         w = np.ones(depth.shape[0])
+    else:
+        nodes = tree.nodes
+        leaf = nodes["left"] == TREE_LEAF
+        depth = nodes["depth"][leaf].astype(np.int64)
+        w = nodes["weighted_n_samples"][leaf]
+        if not (np.all(np.isfinite(w)) and w.sum() > 0):
+            w = np.ones(depth.shape[0])
     p = np.bincount(depth, weights=w) / w.sum()
     below = np.cumsum(p)[:-1]  # P(depth < d) for d = 1 .. max
     longest = np.sum(1.0 - below ** 8)  # E[max of 8 depths] = sum over d >= 1 of P(max >= d)
     return float((longest + 1.0) / (np.dot(p, np.arange(p.shape[0])) + 1.0))
+
+
+def _leaf_depths(cnodes):
+    """Depths of the leaves of the compact table ``cnodes``, level by level (no compiled code to load)."""
+    c = cnodes.reshape(-1, 4)
+    k = np.arange(c.shape[0])
+    leaf = c[:, 2] == k  # a leaf points to itself
+    out = []
+    level = np.zeros(1, dtype=np.int64)
+    d = 0
+    while level.size:
+        is_leaf = leaf[level]
+        out.append(np.full(int(is_leaf.sum()), d, dtype=np.int64))
+        inner = level[~is_leaf]
+        level = np.concatenate([c[inner, 2], np.abs(c[inner, 3])]).astype(np.int64)
+        d += 1
+    return np.concatenate(out)
 
 
 def walk_in_lanes(tree):
