@@ -602,8 +602,8 @@ def walk_in_lanes(tree):
     """
     lanes = tree.__dict__.get("_lanes")
     if lanes is None:
-        lanes = bool(tree.obl_ptr.shape[0] <= 1 and tree.node_count >= 3
-                     and tree.compact.nbytes <= LANES_MAX_BYTES and path_spread(tree) >= LANES_MIN_SPREAD)
+        lanes = bool(tree.obl_ptr.shape[0] <= 1 and tree.compact.nbytes <= LANES_MAX_BYTES
+                     and path_spread(tree) >= LANES_MIN_SPREAD)
         tree.__dict__["_lanes"] = lanes
     return lanes
 

@@ -362,11 +362,11 @@ class BaseForest(EngineEstimator):
         compact = [t.compact for t in trees]  # derived once, before the threads start
         csr = csr_arrays(X) if issparse(X) and walks_csr(trees) else None
         walkers = [csr_walker(t) for t in trees] if csr is not None else None
-        by_branch = [branch_walker(t) if not issparse(X) and walk_by_branch(t, X) else None for t in trees]
+        # a dense X's own walk per tree, or None for the eight-row walk of accumulate_compact
+        own_walk = [branch_walker(t) if not issparse(X) and walk_by_branch(t, X) else None for t in trees]
         if not issparse(X) and 2 * sum(walk_in_lanes(t) for t in trees) > len(trees):
             # most trees walk faster in refilling lanes: all axis-aligned trees do, so one walk is compiled
-            by_branch = [apply_lanes if br is None and t.obl_ptr.shape[0] <= 1 else br
-                         for t, br in zip(trees, by_branch)]
+            own_walk = [apply_lanes if w is None and t.obl_ptr.shape[0] <= 1 else w for t, w in zip(trees, own_walk)]
 
         walks = X.shape[0] * len(trees)  # the leaves of every row in every tree, kept when shared out by trees
         lo, hi = TREE_PARALLEL_WALKS
@@ -398,9 +398,9 @@ class BaseForest(EngineEstimator):
             for a, b, rows in dense_row_blocks(X, start, stop):  # one block, X[start:stop], for a dense X
                 block = out[a:b]  # a view: each thread writes its own rows
                 leaves = np.empty(b - a, dtype=np.intp)
-                for t, c, br in zip(trees, compact, by_branch):
-                    if br is not None:  # by branches (wide rows beyond the cache) or in refilling lanes
-                        br(rows, c, leaves)
+                for t, c, own in zip(trees, compact, own_walk):
+                    if own is not None:  # by branches (wide rows beyond the cache) or in refilling lanes
+                        own(rows, c, leaves)
                         _add_leaves(t, leaves, block)
                     elif isinstance(t, LeafValueTree):
                         accumulate_compact_leaves(rows, c, t.walk_nodes, t.leaf_values, t.leaf_row, t.obl_ptr,
